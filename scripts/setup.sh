@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Idempotent set-up for a Debian 12 machine (root, package registries only):
+#   - the Debian packages the Rust crates need to build (xcap: xcb/egl/gbm/wayland/pipewire),
+#   - ONNX Runtime 1.31.1 from the PyPI wheel, unpacked into .ort/ (nothing else is downloaded),
+#   - with --with-x: Xvfb + jwm + x11-utils for the tests that use a real X display.
+# Safe to run again: it installs only what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ORT_VERSION=1.31.1
+ORT_LIB=.ort/onnxruntime/capi/libonnxruntime.so.$ORT_VERSION
+with_x=0
+for arg in "$@"; do
+  case "$arg" in
+    --with-x) with_x=1 ;;
+    *) echo "setup.sh: unknown option $arg (known: --with-x)" >&2; exit 2 ;;
+  esac
+done
+
+packages=(pkg-config libxcb1-dev libegl-dev libgbm-dev libwayland-dev libpipewire-0.3-dev
+          libclang1-14 libclang-common-14-dev ca-certificates)
+[ "$with_x" = 1 ] && packages+=(xvfb jwm x11-utils xdotool)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v cargo >/dev/null; then
+  echo "setup: cargo not found; install Rust 1.95 (rustup) first" >&2
+  exit 1
+fi
+
+if [ ! -f "$ORT_LIB" ]; then
+  echo "setup: installing ONNX Runtime $ORT_VERSION (PyPI wheel) into .ort/"
+  python3 -m pip install --quiet --disable-pip-version-check --no-deps --upgrade \
+    --target .ort "onnxruntime==$ORT_VERSION"
+fi
+test -f "$ORT_LIB" || { echo "setup: $ORT_LIB missing after install" >&2; exit 1; }
+echo "setup: ready (ONNX Runtime at $ORT_LIB)"

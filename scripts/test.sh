@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh machine: set-up, format and lint checks, all tests.
+# Tests that need a display start their own Xvfb + jwm; nothing here needs a GPU or network
+# beyond the package registries.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh --with-x
+export VISTAWISE_ORT_LIB="$PWD/.ort/onnxruntime/capi/libonnxruntime.so.1.31.1"
+cargo fmt --check
+cargo clippy --locked --all-targets -q -- -D warnings
+cargo test --locked --all-targets 2>&1

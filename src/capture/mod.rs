@@ -1,0 +1,3 @@
+//! Capture: finding the game window and grabbing its pixels (xcap).
+
+pub mod windows;

@@ -1,0 +1,251 @@
+//! `vistawise detect IMAGE|DIR`: run the detector and print or draw what it finds.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+use vistawise::config::{Origin, Override};
+use vistawise::perception::{
+    DetectOptions, Detection, Detector, Perception, SplitContext, StageTimes, detections, overlay,
+    runtime,
+};
+
+use super::AppContext;
+
+#[derive(Args)]
+pub struct DetectArgs {
+    /// An image file, or a folder of .png/.jpg images.
+    pub input: PathBuf,
+    /// Print one JSON object per image instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Write the image with labelled boxes here (a folder when INPUT is a folder).
+    #[arg(long, value_name = "OUT")]
+    pub overlay: Option<PathBuf>,
+    /// Detector ONNX file [config: detector.model].
+    #[arg(long, value_name = "FILE")]
+    pub model: Option<PathBuf>,
+    /// Confidence threshold [config: detector.confidence].
+    #[arg(long)]
+    pub conf: Option<f32>,
+    /// NMS IoU threshold [config: detector.iou].
+    #[arg(long)]
+    pub iou: Option<f32>,
+}
+
+impl DetectArgs {
+    pub fn overrides(&self) -> Vec<Override> {
+        let mut out = Vec::new();
+        let mut add = |key: &str, flag: &str, value: String| {
+            out.push(Override {
+                key: key.into(),
+                value,
+                origin: Origin::Flag(flag.into()),
+            })
+        };
+        if let Some(m) = &self.model {
+            add("detector.model", "--model", m.display().to_string());
+        }
+        if let Some(c) = self.conf {
+            add("detector.confidence", "--conf", c.to_string());
+        }
+        if let Some(i) = self.iou {
+            add("detector.iou", "--iou", i.to_string());
+        }
+        out
+    }
+}
+
+#[derive(Serialize)]
+struct ImageReport<'a> {
+    image: &'a Path,
+    width: u32,
+    height: u32,
+    detections: &'a [Detection],
+    perception: &'a Perception,
+    times_ms: TimesMs,
+}
+
+#[derive(Serialize)]
+struct TimesMs {
+    preprocess: f64,
+    inference: f64,
+    postprocess: f64,
+}
+
+impl From<StageTimes> for TimesMs {
+    fn from(t: StageTimes) -> Self {
+        let ms = |d: std::time::Duration| (d.as_secs_f64() * 1e5).round() / 100.0;
+        TimesMs {
+            preprocess: ms(t.preprocess),
+            inference: ms(t.inference),
+            postprocess: ms(t.postprocess),
+        }
+    }
+}
+
+pub fn run(ctx: &AppContext, args: &DetectArgs) -> Result<ExitCode> {
+    let cfg = &ctx.config().detector;
+    let images = collect_images(&args.input)?;
+    let is_dir = args.input.is_dir();
+    if let (Some(out), true) = (&args.overlay, is_dir) {
+        std::fs::create_dir_all(out)
+            .with_context(|| format!("cannot create overlay folder {}", out.display()))?;
+    }
+
+    runtime::init(ctx.ort_lib().as_deref())?;
+    let mut detector = Detector::load(&cfg.model, cfg.threads)?;
+    let opts = DetectOptions {
+        confidence: cfg.confidence,
+        iou: cfg.iou,
+        max_detections: cfg.max_detections,
+    };
+
+    let progress = if is_dir {
+        let bar = ProgressBar::new(images.len() as u64);
+        bar.set_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} images  {elapsed} (eta {eta})")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+
+    for path in &images {
+        let frame = image::open(path)
+            .with_context(|| format!("cannot read image {}", path.display()))?
+            .to_rgb8();
+        let (found, times) = detector
+            .detect(&frame, &opts)
+            .with_context(|| format!("detection failed on {}", path.display()))?;
+        let perception = detections::split(
+            &found,
+            &detector.info().class_names,
+            &SplitContext {
+                frame_w: frame.width(),
+                frame_h: frame.height(),
+                k_w: cfg.k_w,
+                k_h: cfg.k_h,
+                gui_panel: None,
+            },
+        );
+        if args.json {
+            let report = ImageReport {
+                image: path,
+                width: frame.width(),
+                height: frame.height(),
+                detections: &found,
+                perception: &perception,
+                times_ms: times.into(),
+            };
+            progress.suspend(|| println!("{}", serde_json::to_string(&report).unwrap_or_default()));
+        } else {
+            progress.suspend(|| print_text(path, &frame, &found, &perception, times));
+        }
+        if let Some(out) = &args.overlay {
+            let target = if is_dir {
+                out.join(overlay_name(path))
+            } else {
+                out.clone()
+            };
+            let mut drawn = frame;
+            overlay::draw_detections(&mut drawn, &found);
+            write_png_atomically(&drawn, &target)?;
+            if !args.json {
+                progress.suspend(|| println!("  overlay written to {}", target.display()));
+            }
+        }
+        progress.inc(1);
+    }
+    progress.finish_and_clear();
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_text(
+    path: &Path,
+    frame: &image::RgbImage,
+    found: &[Detection],
+    perception: &Perception,
+    t: StageTimes,
+) {
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
+    println!(
+        "{} ({}x{}): {} detections in {:.1} ms (pre-process {:.1}, inference {:.1}, post-process {:.1})",
+        path.display(),
+        frame.width(),
+        frame.height(),
+        found.len(),
+        ms(t.preprocess + t.inference + t.postprocess),
+        ms(t.preprocess),
+        ms(t.inference),
+        ms(t.postprocess)
+    );
+    for e in &perception.entities {
+        println!(
+            "  {:<22} {:.2}  centre ({:.0}, {:.0})  size {:.0}x{:.0}{}",
+            e.class,
+            e.conf,
+            e.x,
+            e.y,
+            e.w,
+            e.h,
+            if e.in_reach { "  in reach" } else { "" }
+        );
+    }
+    for i in &perception.icons {
+        println!(
+            "  {:<22} {:.2}  icon at ({:.0}, {:.0})",
+            i.class, i.conf, i.x, i.y
+        );
+    }
+}
+
+/// The image, or every .png/.jpg/.jpeg in the folder (sorted, not recursive).
+fn collect_images(input: &Path) -> Result<Vec<PathBuf>> {
+    if input.is_file() {
+        return Ok(vec![input.to_path_buf()]);
+    }
+    if !input.is_dir() {
+        bail!("{} is neither an image file nor a folder", input.display());
+    }
+    let mut images: Vec<PathBuf> = std::fs::read_dir(input)
+        .with_context(|| format!("cannot list {}", input.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "png" | "jpg" | "jpeg"))
+        })
+        .collect();
+    images.sort();
+    if images.is_empty() {
+        bail!("{} contains no .png or .jpg images", input.display());
+    }
+    Ok(images)
+}
+
+fn overlay_name(image: &Path) -> String {
+    let stem = image
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "frame".into());
+    format!("{stem}.png")
+}
+
+/// Writes to a temporary file beside the target, then renames: a crash leaves no half image.
+fn write_png_atomically(img: &image::RgbImage, target: &Path) -> Result<()> {
+    if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create folder {}", dir.display()))?;
+    }
+    let tmp = target.with_extension("png.partial");
+    img.save_with_format(&tmp, image::ImageFormat::Png)
+        .with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, target)
+        .with_context(|| format!("cannot move overlay into place at {}", target.display()))?;
+    Ok(())
+}

@@ -1,0 +1,248 @@
+//! `vistawise doctor`: one line per prerequisite, with a fix for each failure.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::Args;
+use vistawise::capture::windows;
+use vistawise::config::{Origin, Override};
+use vistawise::perception::{Detector, runtime};
+use vistawise::policy::llm_client::{LlmClient, LlmError};
+
+use super::AppContext;
+
+#[derive(Args)]
+pub struct DoctorArgs {
+    /// Do not look for the game window.
+    #[arg(long)]
+    pub skip_window: bool,
+    /// Do not contact the LLM endpoint.
+    #[arg(long)]
+    pub skip_llm: bool,
+    /// Detector ONNX file to check [config: detector.model].
+    #[arg(long, value_name = "FILE")]
+    pub model: Option<PathBuf>,
+}
+
+impl DoctorArgs {
+    pub fn overrides(&self) -> Vec<Override> {
+        self.model
+            .iter()
+            .map(|m| Override {
+                key: "detector.model".into(),
+                value: m.display().to_string(),
+                origin: Origin::Flag("--model".into()),
+            })
+            .collect()
+    }
+}
+
+enum Outcome {
+    Ok(String),
+    Fail { what: String, fix: String },
+    Skip(String),
+}
+
+struct Report {
+    failures: usize,
+}
+
+impl Report {
+    fn line(&mut self, item: &str, outcome: Outcome) {
+        match outcome {
+            Outcome::Ok(detail) => println!("[ ok ] {item:<12} {detail}"),
+            Outcome::Skip(why) => println!("[skip] {item:<12} {why}"),
+            Outcome::Fail { what, fix } => {
+                self.failures += 1;
+                println!("[FAIL] {item:<12} {what}");
+                for (i, l) in fix.lines().enumerate() {
+                    let lead = if i == 0 { "fix:" } else { "    " };
+                    println!("       {lead} {l}");
+                }
+            }
+        }
+    }
+}
+
+pub fn run(ctx: &AppContext, args: &DoctorArgs) -> Result<ExitCode> {
+    let cfg = ctx.config();
+    let mut report = Report { failures: 0 };
+
+    // 1. ONNX Runtime.
+    let ort_ok = match runtime::init(ctx.ort_lib().as_deref()) {
+        Ok(info) => {
+            report.line(
+                "onnxruntime",
+                Outcome::Ok(format!("{} ({})", info.library.display(), info.version)),
+            );
+            true
+        }
+        Err(e) => {
+            report.line(
+                "onnxruntime",
+                Outcome::Fail {
+                    what: first_line(&e.to_string()),
+                    fix: runtime::install_hint(),
+                },
+            );
+            false
+        }
+    };
+
+    // 2. Detector.
+    if ort_ok {
+        let outcome = match Detector::load(&cfg.detector.model, cfg.detector.threads) {
+            Ok(d) => {
+                let i = d.info();
+                Outcome::Ok(format!(
+                    "{}: {} classes, input {}x{}, {}",
+                    i.path.display(),
+                    i.class_names.len(),
+                    i.input_w,
+                    i.input_h,
+                    i.output_form
+                ))
+            }
+            Err(e) => Outcome::Fail {
+                what: e.to_string(),
+                fix: format!(
+                    "set detector.model (now {}) to a YOLO ONNX exported by Ultralytics, e.g. \
+                     --set detector.model=models/minecraft-detector.onnx",
+                    cfg.detector.model.display()
+                ),
+            },
+        };
+        report.line("detector", outcome);
+    } else {
+        report.line("detector", Outcome::Skip("needs ONNX Runtime".into()));
+    }
+
+    // 3. Display and 4. game window.
+    let listed = windows::list();
+    match &listed {
+        Ok(ws) => report.line(
+            "display",
+            Outcome::Ok(format!(
+                "DISPLAY={} with {} top-level windows",
+                std::env::var("DISPLAY").unwrap_or_default(),
+                ws.len()
+            )),
+        ),
+        Err(e) => report.line(
+            "display",
+            Outcome::Fail {
+                what: e.to_string(),
+                fix: "run vistawise inside the desktop session that shows the game \
+                      (DISPLAY must be set and a window manager running)"
+                    .into(),
+            },
+        ),
+    }
+    if args.skip_window {
+        report.line("game window", Outcome::Skip("--skip-window".into()));
+    } else if let Ok(ws) = &listed {
+        let outcome = match windows::find_by_title(ws, &cfg.game.window_title) {
+            Ok(w) => Outcome::Ok(format!(
+                "\"{}\" at {},{} {}x{}",
+                w.title, w.x, w.y, w.width, w.height
+            )),
+            Err(e) => Outcome::Fail {
+                what: first_line(&e.to_string()),
+                fix: format!(
+                    "start the game, or set game.window_title (now \"{}\") to part of its title.\n{}",
+                    cfg.game.window_title,
+                    e.to_string().lines().skip(1).collect::<Vec<_>>().join("\n")
+                ),
+            },
+        };
+        report.line("game window", outcome);
+    } else {
+        report.line("game window", Outcome::Skip("needs a display".into()));
+    }
+
+    // 5. LLM endpoint.
+    if args.skip_llm {
+        report.line("llm", Outcome::Skip("--skip-llm".into()));
+    } else {
+        report.line("llm", check_llm(ctx));
+    }
+
+    if report.failures == 0 {
+        println!("all checks passed");
+        Ok(ExitCode::SUCCESS)
+    } else {
+        println!("{} check(s) failed", report.failures);
+        Ok(ExitCode::from(1))
+    }
+}
+
+fn check_llm(ctx: &AppContext) -> Outcome {
+    let cfg = &ctx.config().llm;
+    let client = match LlmClient::new(cfg) {
+        Ok(c) => c,
+        Err(e) => {
+            return Outcome::Fail {
+                what: e.to_string(),
+                fix: "check the [llm] section of the config".into(),
+            };
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            return Outcome::Fail {
+                what: format!("cannot start the async runtime: {e}"),
+                fix: "this is a bug; please report it".into(),
+            };
+        }
+    };
+    let key_note = if client.has_api_key() {
+        String::new()
+    } else {
+        format!(" (no API key: ${} is not set)", cfg.api_key_env)
+    };
+    match runtime.block_on(client.ping()) {
+        Ok(resp) => Outcome::Ok(format!(
+            "{} answered as model \"{}\"{}{key_note}",
+            vistawise::config::mask_url_credentials(&cfg.base_url),
+            resp.model.as_deref().unwrap_or(&cfg.model),
+            resp.usage
+                .map(|u| format!(
+                    ", {} prompt + {} completion tokens",
+                    u.prompt_tokens, u.completion_tokens
+                ))
+                .unwrap_or_default(),
+        )),
+        Err(e) => {
+            let fix = match &e {
+                LlmError::Status {
+                    status: 401 | 403, ..
+                } => format!(
+                    "the endpoint refused the key: export {}=<your key>",
+                    cfg.api_key_env
+                ),
+                LlmError::Status { status: 404, .. } => format!(
+                    "check llm.base_url (now {}; it usually ends in /v1) and llm.model (now \"{}\")",
+                    cfg.base_url, cfg.model
+                ),
+                LlmError::Unreachable { .. } => format!(
+                    "start the LLM server or fix llm.base_url (now {}); skip this check with --skip-llm",
+                    cfg.base_url
+                ),
+                _ => "check llm.base_url and llm.model; skip this check with --skip-llm".into(),
+            };
+            Outcome::Fail {
+                what: format!("{e}{key_note}"),
+                fix,
+            }
+        }
+    }
+}
+
+fn first_line(text: &str) -> String {
+    text.lines().next().unwrap_or_default().to_string()
+}

@@ -1,0 +1,109 @@
+//! Argument parsing and the shared set-up of every command.
+
+mod config_cmd;
+mod detect;
+mod doctor;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+use vistawise::config::{Config, LoadedConfig, Override};
+
+#[derive(Parser)]
+#[command(
+    name = "vistawise",
+    version,
+    about = "A desktop Minecraft agent: YOLO perception, knowledge-graph pooling, LLM policy, mouse/keyboard skills"
+)]
+struct Cli {
+    /// Config file laid over the built-in defaults [default: config/default.toml if present].
+    #[arg(long, global = true, env = "VISTAWISE_CONFIG", value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Override one key, e.g. --set detector.confidence=0.4 (repeatable; beats file and env).
+    #[arg(long = "set", global = true, value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// Path to libonnxruntime.so.1.31.1 (default: search; see `vistawise doctor`).
+    #[arg(long, global = true, env = "VISTAWISE_ORT_LIB", value_name = "FILE")]
+    ort_lib: Option<PathBuf>,
+    /// More log output (-v info, -vv debug); VISTAWISE_LOG=filter also works.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    verbose: u8,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Detect objects in an image or a folder of images.
+    Detect(detect::DetectArgs),
+    /// Inspect the configuration.
+    #[command(subcommand)]
+    Config(config_cmd::ConfigCommand),
+    /// Check the set-up: ONNX Runtime, detector, display, game window, LLM endpoint.
+    Doctor(doctor::DoctorArgs),
+}
+
+/// What every command gets: the effective config and the explicit ONNX Runtime path.
+pub struct AppContext {
+    pub loaded: LoadedConfig,
+    pub ort_lib: Option<PathBuf>,
+}
+
+impl AppContext {
+    pub fn config(&self) -> &Config {
+        &self.loaded.config
+    }
+    /// The ONNX Runtime library asked for: the flag, else `onnxruntime.library`.
+    pub fn ort_lib(&self) -> Option<PathBuf> {
+        self.ort_lib.clone().or_else(|| {
+            let configured = &self.config().onnxruntime.library;
+            (!configured.as_os_str().is_empty()).then(|| configured.clone())
+        })
+    }
+}
+
+pub fn run() -> Result<ExitCode> {
+    let cli = Cli::parse();
+    init_logging(cli.verbose);
+
+    let mut overrides = Override::from_env(std::env::vars());
+    for assignment in &cli.set {
+        overrides.push(Override::parse_assignment(assignment)?);
+    }
+    overrides.extend(match &cli.command {
+        Command::Detect(args) => args.overrides(),
+        Command::Doctor(args) => args.overrides(),
+        Command::Config(_) => Vec::new(),
+    });
+    let file = cli.config.clone().or_else(|| {
+        let local = PathBuf::from("config/default.toml");
+        local.is_file().then_some(local)
+    });
+    let loaded = Config::load(file.as_deref(), &overrides).context("invalid configuration")?;
+    let ctx = AppContext {
+        loaded,
+        ort_lib: cli.ort_lib.clone(),
+    };
+    match cli.command {
+        Command::Detect(args) => detect::run(&ctx, &args),
+        Command::Config(cmd) => config_cmd::run(&ctx, &cmd),
+        Command::Doctor(args) => doctor::run(&ctx, &args),
+    }
+}
+
+fn init_logging(verbose: u8) {
+    use tracing_subscriber::EnvFilter;
+    let default = match verbose {
+        0 => "warn",
+        1 => "info,ort=warn",
+        _ => "debug",
+    };
+    let filter =
+        EnvFilter::try_from_env("VISTAWISE_LOG").unwrap_or_else(|_| EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}

@@ -1,0 +1,859 @@
+//! Settings: `config/default.toml` (compiled in) < a user file < `VISTAWISE_*` env < CLI `--set`.
+//!
+//! Loading is all-or-nothing: either every layer parses and validates and a complete [`Config`]
+//! comes back, or an error names the layer (file and line, env var, or flag), the key and why.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// The built-in defaults; the same text as `config/default.toml` in the repository.
+pub const DEFAULT_TOML: &str = include_str!("../config/default.toml");
+
+/// Environment variables `VISTAWISE_<SECTION>__<KEY>` override single keys.
+pub const ENV_PREFIX: &str = "VISTAWISE_";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    #[serde(default)]
+    pub game: GameConfig,
+    #[serde(default)]
+    pub detector: DetectorConfig,
+    #[serde(default)]
+    pub onnxruntime: OnnxRuntimeConfig,
+    #[serde(default)]
+    pub llm: LlmConfig,
+    #[serde(default)]
+    pub memory: MemoryConfig,
+    #[serde(default)]
+    pub pooling: PoolingConfig,
+    #[serde(default)]
+    pub safety: SafetyConfig,
+    #[serde(default)]
+    pub session: SessionConfig,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GameConfig {
+    pub profile: String,
+    pub window_title: String,
+    pub gui_scale: GuiScale,
+}
+
+/// `"auto"` or a fixed scale 1..=6.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GuiScale {
+    Fixed(u8),
+    Auto,
+}
+
+impl Serialize for GuiScale {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            GuiScale::Fixed(n) => s.serialize_u8(*n),
+            GuiScale::Auto => s.serialize_str("auto"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for GuiScale {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = GuiScale;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("\"auto\" or a GUI scale 1-6")
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<GuiScale, E> {
+                u8::try_from(v)
+                    .ok()
+                    .filter(|n| (1..=6).contains(n))
+                    .map(GuiScale::Fixed)
+                    .ok_or_else(|| E::custom(format!("GUI scale {v} is not 1-6")))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<GuiScale, E> {
+                self.visit_i64(i64::try_from(v).unwrap_or(i64::MAX))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<GuiScale, E> {
+                match v {
+                    "auto" => Ok(GuiScale::Auto),
+                    other => Err(E::custom(format!(
+                        "expected \"auto\" or a number 1-6, got \"{other}\""
+                    ))),
+                }
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DetectorConfig {
+    pub model: PathBuf,
+    pub confidence: f32,
+    pub iou: f32,
+    pub max_detections: usize,
+    pub threads: usize,
+    pub k_w: f32,
+    pub k_h: f32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct OnnxRuntimeConfig {
+    /// Empty means "search the usual places".
+    pub library: PathBuf,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OutputMode {
+    Text,
+    Structured,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LlmConfig {
+    pub base_url: String,
+    pub model: String,
+    pub api_key_env: String,
+    pub timeout_secs: u64,
+    pub max_retries: u32,
+    pub output_mode: OutputMode,
+    pub temperature: f32,
+    pub max_tokens: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MemoryConfig {
+    pub recall_steps: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PoolingConfig {
+    pub max_path_length: usize,
+    pub max_paths: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SafetyConfig {
+    pub max_steps: u64,
+    pub max_minutes: f64,
+    pub max_cost_usd: f64,
+    pub emergency_stop_key: String,
+    pub corner_stop_secs: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SessionConfig {
+    pub dir: PathBuf,
+    pub jpeg_quality: u8,
+}
+
+/// Section defaults come from the compiled-in `config/default.toml`, so that file stays the one
+/// place where a default is written. `builtin()` parses it strictly (a missing key there is a bug
+/// caught by the unit tests, never by users).
+macro_rules! default_from_builtin {
+    ($($ty:ident => $field:ident),* $(,)?) => {$(
+        impl Default for $ty {
+            fn default() -> Self {
+                Config::builtin().$field
+            }
+        }
+    )*};
+}
+default_from_builtin!(
+    GameConfig => game,
+    DetectorConfig => detector,
+    OnnxRuntimeConfig => onnxruntime,
+    LlmConfig => llm,
+    MemoryConfig => memory,
+    PoolingConfig => pooling,
+    SafetyConfig => safety,
+    SessionConfig => session,
+);
+
+/// Where a key's effective value came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    Builtin,
+    File { path: PathBuf, line: Option<usize> },
+    Env(String),
+    Flag(String),
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Builtin => write!(f, "built-in default"),
+            Origin::File {
+                path,
+                line: Some(line),
+            } => write!(f, "{}:{line}", path.display()),
+            Origin::File { path, line: None } => write!(f, "{}", path.display()),
+            Origin::Env(var) => write!(f, "environment variable {var}"),
+            Origin::Flag(flag) => write!(f, "command-line flag {flag}"),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config file {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("config file {path}{}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Parse {
+        path: PathBuf,
+        line: Option<usize>,
+        message: String,
+    },
+    #[error(
+        "{origin}: there is no config key `{key}` (keys look like `detector.confidence`; see `vistawise config show`)"
+    )]
+    UnknownKey { origin: Origin, key: String },
+    #[error("{origin}: bad value for `{key}`: {reason}")]
+    Invalid {
+        origin: Origin,
+        key: String,
+        reason: String,
+    },
+}
+
+/// One key override from the environment or the command line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Override {
+    pub key: String,
+    pub value: String,
+    pub origin: Origin,
+}
+
+impl Override {
+    /// Parses `section.key=value` as given to `--set`.
+    pub fn parse_assignment(text: &str) -> Result<Self, ConfigError> {
+        let origin = Origin::Flag(format!("--set {text}"));
+        match text.split_once('=') {
+            Some((key, value)) if !key.trim().is_empty() => Ok(Override {
+                key: key.trim().to_string(),
+                value: value.to_string(),
+                origin,
+            }),
+            _ => Err(ConfigError::Invalid {
+                origin,
+                key: text.to_string(),
+                reason: "expected section.key=value".into(),
+            }),
+        }
+    }
+
+    /// Collects `VISTAWISE_<SECTION>__<KEY>` variables (others, like VISTAWISE_CONFIG, are not keys).
+    pub fn from_env(vars: impl IntoIterator<Item = (String, String)>) -> Vec<Self> {
+        let mut out: Vec<Self> = vars
+            .into_iter()
+            .filter_map(|(name, value)| {
+                let rest = name.strip_prefix(ENV_PREFIX)?;
+                let (section, key) = rest.split_once("__")?;
+                Some(Override {
+                    key: format!("{}.{}", section.to_lowercase(), key.to_lowercase()),
+                    value,
+                    origin: Origin::Env(name),
+                })
+            })
+            .collect();
+        out.sort_by(|a, b| a.key.cmp(&b.key));
+        out
+    }
+}
+
+/// The effective configuration and where each key came from.
+#[derive(Debug, Clone)]
+pub struct LoadedConfig {
+    pub config: Config,
+    pub origins: BTreeMap<String, Origin>,
+}
+
+impl Config {
+    /// The compiled-in defaults.
+    pub fn builtin() -> Config {
+        // `Strict` has no serde defaults, so this cannot recurse into `Default`.
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Strict {
+            game: StrictGame,
+            detector: StrictDetector,
+            onnxruntime: StrictOnnx,
+            llm: StrictLlm,
+            memory: StrictMemory,
+            pooling: StrictPooling,
+            safety: StrictSafety,
+            session: StrictSession,
+        }
+        macro_rules! strict {
+            ($name:ident, $target:ty, { $($f:ident : $t:ty),* $(,)? }) => {
+                #[derive(Deserialize)]
+                #[serde(deny_unknown_fields)]
+                struct $name { $($f: $t),* }
+                impl From<$name> for $target {
+                    fn from(s: $name) -> Self { Self { $($f: s.$f),* } }
+                }
+            };
+        }
+        strict!(StrictGame, GameConfig, { profile: String, window_title: String, gui_scale: GuiScale });
+        strict!(StrictDetector, DetectorConfig, { model: PathBuf, confidence: f32, iou: f32,
+            max_detections: usize, threads: usize, k_w: f32, k_h: f32 });
+        strict!(StrictOnnx, OnnxRuntimeConfig, { library: PathBuf });
+        strict!(StrictLlm, LlmConfig, { base_url: String, model: String, api_key_env: String,
+            timeout_secs: u64, max_retries: u32, output_mode: OutputMode, temperature: f32, max_tokens: u32 });
+        strict!(StrictMemory, MemoryConfig, { recall_steps: usize });
+        strict!(StrictPooling, PoolingConfig, { max_path_length: usize, max_paths: usize });
+        strict!(StrictSafety, SafetyConfig, { max_steps: u64, max_minutes: f64, max_cost_usd: f64,
+            emergency_stop_key: String, corner_stop_secs: f64 });
+        strict!(StrictSession, SessionConfig, { dir: PathBuf, jpeg_quality: u8 });
+
+        // The text is compiled in and covered by tests, so failing here is a build defect.
+        let s: Strict = toml::from_str(DEFAULT_TOML)
+            .unwrap_or_else(|e| panic!("built-in config/default.toml is invalid: {e}"));
+        Config {
+            game: s.game.into(),
+            detector: s.detector.into(),
+            onnxruntime: s.onnxruntime.into(),
+            llm: s.llm.into(),
+            memory: s.memory.into(),
+            pooling: s.pooling.into(),
+            safety: s.safety.into(),
+            session: s.session.into(),
+        }
+    }
+
+    /// Loads the layers: built-in, then `file` (if any), then `overrides` in order.
+    pub fn load(file: Option<&Path>, overrides: &[Override]) -> Result<LoadedConfig, ConfigError> {
+        let builtin = Config::builtin();
+        let mut origins: BTreeMap<String, Origin> = flatten(&to_table(&builtin))
+            .into_keys()
+            .map(|k| (k, Origin::Builtin))
+            .collect();
+
+        let mut config = match file {
+            None => builtin,
+            Some(path) => {
+                let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
+                let parse_error = |e: toml::de::Error| ConfigError::Parse {
+                    path: path.to_path_buf(),
+                    line: e.span().map(|s| line_of(&text, s.start)),
+                    message: e.message().to_string(),
+                };
+                // Typed parse first: its errors carry the span of the offending key.
+                let config: Config = toml::from_str(&text).map_err(parse_error)?;
+                let table: toml::Table = toml::from_str(&text).map_err(parse_error)?;
+                for key in flatten(&table).into_keys() {
+                    let line = locate_key(&text, &key);
+                    origins.insert(
+                        key,
+                        Origin::File {
+                            path: path.to_path_buf(),
+                            line,
+                        },
+                    );
+                }
+                config
+            }
+        };
+
+        for ov in overrides {
+            config = apply_override(&config, ov)?;
+            origins.insert(ov.key.clone(), ov.origin.clone());
+        }
+
+        if let Err((key, reason)) = config.validate() {
+            let origin = origins.get(&key).cloned().unwrap_or(Origin::Builtin);
+            return Err(ConfigError::Invalid {
+                origin,
+                key,
+                reason,
+            });
+        }
+        Ok(LoadedConfig { config, origins })
+    }
+
+    /// Range and consistency checks serde cannot express. Returns the offending key and why.
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        fn check(ok: bool, key: &str, reason: &str) -> Result<(), (String, String)> {
+            if ok {
+                Ok(())
+            } else {
+                Err((key.to_string(), reason.to_string()))
+            }
+        }
+        let d = &self.detector;
+        check(
+            !self.game.profile.trim().is_empty()
+                && self
+                    .game
+                    .profile
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'),
+            "game.profile",
+            "must be a non-empty name of letters, digits, '-' or '_'",
+        )?;
+        check(
+            !self.game.window_title.trim().is_empty(),
+            "game.window_title",
+            "must not be empty",
+        )?;
+        if let GuiScale::Fixed(s) = self.game.gui_scale {
+            check(
+                (1..=6).contains(&s),
+                "game.gui_scale",
+                "must be \"auto\" or 1-6",
+            )?;
+        }
+        check(
+            !d.model.as_os_str().is_empty(),
+            "detector.model",
+            "must name an ONNX file",
+        )?;
+        check(
+            d.confidence > 0.0 && d.confidence < 1.0,
+            "detector.confidence",
+            "must be between 0 and 1 (exclusive)",
+        )?;
+        check(
+            d.iou > 0.0 && d.iou <= 1.0,
+            "detector.iou",
+            "must be in (0, 1]",
+        )?;
+        check(
+            (1..=10_000).contains(&d.max_detections),
+            "detector.max_detections",
+            "must be 1-10000",
+        )?;
+        check(
+            (1..=64).contains(&d.threads),
+            "detector.threads",
+            "must be 1-64",
+        )?;
+        check(
+            d.k_w > 0.0 && d.k_w.is_finite(),
+            "detector.k_w",
+            "must be a positive number of pixels",
+        )?;
+        check(
+            d.k_h > 0.0 && d.k_h.is_finite(),
+            "detector.k_h",
+            "must be a positive number of pixels",
+        )?;
+        let l = &self.llm;
+        check(
+            l.base_url.starts_with("http://") || l.base_url.starts_with("https://"),
+            "llm.base_url",
+            "must start with http:// or https://",
+        )?;
+        check(!l.model.trim().is_empty(), "llm.model", "must not be empty")?;
+        check(
+            !l.api_key_env.is_empty()
+                && l.api_key_env
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_'),
+            "llm.api_key_env",
+            "must be an environment variable NAME (letters, digits, '_'), not the key itself",
+        )?;
+        check(
+            (1..=3600).contains(&l.timeout_secs),
+            "llm.timeout_secs",
+            "must be 1-3600",
+        )?;
+        check(l.max_retries <= 20, "llm.max_retries", "must be 0-20")?;
+        check(
+            (0.0..=2.0).contains(&l.temperature),
+            "llm.temperature",
+            "must be 0-2",
+        )?;
+        check(
+            (1..=32_768).contains(&l.max_tokens),
+            "llm.max_tokens",
+            "must be 1-32768",
+        )?;
+        check(
+            self.memory.recall_steps <= 100,
+            "memory.recall_steps",
+            "must be 0-100",
+        )?;
+        check(
+            (1..=64).contains(&self.pooling.max_path_length),
+            "pooling.max_path_length",
+            "must be 1-64",
+        )?;
+        check(
+            (1..=10_000_000).contains(&self.pooling.max_paths),
+            "pooling.max_paths",
+            "must be 1-10000000",
+        )?;
+        let s = &self.safety;
+        check(
+            s.max_minutes >= 0.0 && s.max_minutes.is_finite(),
+            "safety.max_minutes",
+            "must be >= 0 (0 = no limit)",
+        )?;
+        check(
+            s.max_cost_usd >= 0.0 && s.max_cost_usd.is_finite(),
+            "safety.max_cost_usd",
+            "must be >= 0 (0 = no limit)",
+        )?;
+        check(
+            !s.emergency_stop_key.trim().is_empty(),
+            "safety.emergency_stop_key",
+            "must name a key (e.g. F12)",
+        )?;
+        check(
+            s.corner_stop_secs > 0.0 && s.corner_stop_secs <= 60.0,
+            "safety.corner_stop_secs",
+            "must be in (0, 60]",
+        )?;
+        check(
+            !self.session.dir.as_os_str().is_empty(),
+            "session.dir",
+            "must not be empty",
+        )?;
+        check(
+            (1..=100).contains(&self.session.jpeg_quality),
+            "session.jpeg_quality",
+            "must be 1-100",
+        )?;
+        Ok(())
+    }
+
+    /// The effective config as TOML with secrets masked: the API key is never part of the config
+    /// (only the name of its variable), and credentials embedded in the URL are hidden.
+    pub fn to_masked_toml(&self) -> String {
+        let mut shown = self.clone();
+        shown.llm.base_url = mask_url_credentials(&shown.llm.base_url);
+        toml::to_string_pretty(&shown).unwrap_or_else(|e| format!("# cannot render config: {e}\n"))
+    }
+}
+
+/// Applies one override, coercing its text to the type the key already has.
+fn apply_override(config: &Config, ov: &Override) -> Result<Config, ConfigError> {
+    let table = to_table(config);
+    let invalid = |reason: String| ConfigError::Invalid {
+        origin: ov.origin.clone(),
+        key: ov.key.clone(),
+        reason,
+    };
+    let unknown = || ConfigError::UnknownKey {
+        origin: ov.origin.clone(),
+        key: ov.key.clone(),
+    };
+    let (section, key) = ov.key.split_once('.').ok_or_else(unknown)?;
+    let current = table
+        .get(section)
+        .and_then(|s| s.as_table())
+        .and_then(|s| s.get(key))
+        .ok_or_else(unknown)?;
+    let text = ov.value.trim();
+    // Candidate readings of the text, in order of preference for the key's current type. Keys
+    // that take a number or a word (game.gui_scale) get both readings; serde picks.
+    let as_int = text.parse::<i64>().ok().map(toml::Value::Integer);
+    let as_word = toml::Value::String(ov.value.clone());
+    let candidates: Vec<toml::Value> = match current {
+        toml::Value::String(_) => as_int.into_iter().chain([as_word]).collect(),
+        toml::Value::Integer(_) => as_int.into_iter().chain([as_word]).collect(),
+        toml::Value::Float(_) => {
+            vec![toml::Value::Float(text.parse::<f64>().map_err(|_| {
+                invalid(format!("expected a number, got \"{text}\""))
+            })?)]
+        }
+        toml::Value::Boolean(_) => vec![toml::Value::Boolean(
+            text.parse::<bool>()
+                .map_err(|_| invalid(format!("expected true or false, got \"{text}\"")))?,
+        )],
+        other => {
+            return Err(invalid(format!(
+                "cannot override a {} from text",
+                other.type_str()
+            )));
+        }
+    };
+    let mut first_error = None;
+    for candidate in candidates {
+        let mut attempt = table.clone();
+        if let Some(section_table) = attempt.get_mut(section).and_then(|s| s.as_table_mut()) {
+            section_table.insert(key.to_string(), candidate);
+        }
+        match toml::Value::Table(attempt).try_into::<Config>() {
+            Ok(config) => return Ok(config),
+            Err(e) => {
+                first_error.get_or_insert_with(|| e.message().to_string());
+            }
+        }
+    }
+    Err(invalid(first_error.unwrap_or_default()))
+}
+
+fn to_table(config: &Config) -> toml::Table {
+    // Serialising plain structs of strings and numbers cannot fail.
+    toml::Table::try_from(config).unwrap_or_default()
+}
+
+/// `section.key -> value` for every leaf.
+fn flatten(table: &toml::Table) -> BTreeMap<String, toml::Value> {
+    let mut out = BTreeMap::new();
+    for (section, value) in table {
+        match value.as_table() {
+            Some(inner) => {
+                for (key, v) in inner {
+                    out.insert(format!("{section}.{key}"), v.clone());
+                }
+            }
+            None => {
+                out.insert(section.clone(), value.clone());
+            }
+        }
+    }
+    out
+}
+
+/// 1-based line of a byte offset.
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+/// Line where `section.key` is assigned in a TOML text (tables written as `[section]` blocks).
+fn locate_key(text: &str, dotted: &str) -> Option<usize> {
+    let (section, key) = dotted.split_once('.')?;
+    let mut current = String::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            current = name.trim().to_string();
+            continue;
+        }
+        if let Some((lhs, _)) = line.split_once('=') {
+            let lhs = lhs.trim().trim_matches('"');
+            if (current == section && lhs == key) || lhs == dotted {
+                return Some(i + 1);
+            }
+        }
+    }
+    None
+}
+
+/// Hides `user:password@` in a URL.
+pub fn mask_url_credentials(url: &str) -> String {
+    if let Some((scheme, rest)) = url.split_once("://") {
+        let authority_end = rest.find('/').unwrap_or(rest.len());
+        if let Some(at) = rest[..authority_end].rfind('@') {
+            return format!("{scheme}://****@{}", &rest[at + 1..]);
+        }
+    }
+    url.to_string()
+}
+
+/// Shows whether a secret is present without revealing it.
+pub fn describe_secret(value: Option<&str>) -> &'static str {
+    match value {
+        Some(v) if !v.is_empty() => "set (hidden)",
+        _ => "not set",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn write_temp(text: &str) -> tempfile::NamedTempFile {
+        let mut f = tempfile::Builder::new()
+            .suffix(".toml")
+            .tempfile()
+            .expect("temp file");
+        f.write_all(text.as_bytes()).expect("write");
+        f
+    }
+
+    #[test]
+    fn builtin_defaults_parse_and_validate() {
+        let c = Config::builtin();
+        assert_eq!(c.detector.k_w, 110.0);
+        assert_eq!(c.detector.k_h, 275.0);
+        assert_eq!(c.game.gui_scale, GuiScale::Auto);
+        assert!(c.validate().is_ok());
+    }
+
+    #[test]
+    fn every_builtin_key_is_written_in_default_toml() {
+        let written: toml::Table = toml::from_str(DEFAULT_TOML).expect("parse");
+        let from_struct = flatten(&to_table(&Config::builtin()));
+        assert_eq!(
+            flatten(&written).keys().collect::<Vec<_>>(),
+            from_struct.keys().collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn partial_file_layers_over_defaults() {
+        let f = write_temp("[detector]\nconfidence = 0.5\n");
+        let loaded = Config::load(Some(f.path()), &[]).expect("load");
+        assert_eq!(loaded.config.detector.confidence, 0.5);
+        assert_eq!(loaded.config.detector.iou, 0.45);
+        assert_eq!(
+            loaded.origins["detector.confidence"],
+            Origin::File {
+                path: f.path().to_path_buf(),
+                line: Some(2)
+            }
+        );
+        assert_eq!(loaded.origins["detector.iou"], Origin::Builtin);
+    }
+
+    #[test]
+    fn unknown_key_in_file_names_file_and_line() {
+        let f = write_temp("[detector]\nconfidence = 0.5\nconfidense = 0.4\n");
+        let err = Config::load(Some(f.path()), &[]).expect_err("must fail");
+        let text = err.to_string();
+        assert!(text.contains(&f.path().display().to_string()), "{text}");
+        assert!(text.contains(":3"), "{text}");
+        assert!(text.contains("confidense"), "{text}");
+    }
+
+    #[test]
+    fn wrong_type_in_file_names_line() {
+        let f = write_temp("[llm]\nmodel = \"x\"\ntimeout_secs = \"soon\"\n");
+        let err = Config::load(Some(f.path()), &[]).expect_err("must fail");
+        assert!(
+            matches!(err, ConfigError::Parse { line: Some(3), .. }),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn out_of_range_value_names_key_and_origin() {
+        let f = write_temp("[detector]\n\nconfidence = 1.5\n");
+        let err = Config::load(Some(f.path()), &[]).expect_err("must fail");
+        match err {
+            ConfigError::Invalid { origin, key, .. } => {
+                assert_eq!(key, "detector.confidence");
+                assert_eq!(
+                    origin,
+                    Origin::File {
+                        path: f.path().to_path_buf(),
+                        line: Some(3)
+                    }
+                );
+            }
+            other => panic!("unexpected {other}"),
+        }
+    }
+
+    #[test]
+    fn env_overrides_beat_file_and_are_typed() {
+        let f = write_temp("[detector]\nconfidence = 0.5\n");
+        let env = Override::from_env([
+            (
+                "VISTAWISE_DETECTOR__CONFIDENCE".to_string(),
+                "0.6".to_string(),
+            ),
+            ("VISTAWISE_GAME__GUI_SCALE".to_string(), "3".to_string()),
+            ("VISTAWISE_CONFIG".to_string(), "ignored.toml".to_string()),
+            ("HOME".to_string(), "/root".to_string()),
+        ]);
+        assert_eq!(env.len(), 2);
+        let loaded = Config::load(Some(f.path()), &env).expect("load");
+        assert_eq!(loaded.config.detector.confidence, 0.6);
+        assert_eq!(loaded.config.game.gui_scale, GuiScale::Fixed(3));
+        assert_eq!(
+            loaded.origins["detector.confidence"],
+            Origin::Env("VISTAWISE_DETECTOR__CONFIDENCE".into())
+        );
+    }
+
+    #[test]
+    fn flag_override_after_env_wins() {
+        let mut ovs = Override::from_env([(
+            "VISTAWISE_MEMORY__RECALL_STEPS".to_string(),
+            "7".to_string(),
+        )]);
+        ovs.push(Override::parse_assignment("memory.recall_steps=9").expect("parse"));
+        let loaded = Config::load(None, &ovs).expect("load");
+        assert_eq!(loaded.config.memory.recall_steps, 9);
+    }
+
+    #[test]
+    fn bad_override_is_reported_with_its_origin_and_nothing_applies() {
+        let ovs = vec![
+            Override::parse_assignment("detector.iou=0.3").expect("parse"),
+            Override::parse_assignment("detector.threads=many").expect("parse"),
+        ];
+        let err = Config::load(None, &ovs).expect_err("must fail");
+        let text = err.to_string();
+        assert!(text.contains("--set detector.threads=many"), "{text}");
+        assert!(text.contains("detector.threads"), "{text}");
+    }
+
+    #[test]
+    fn unknown_env_key_is_an_error() {
+        let ovs = Override::from_env([("VISTAWISE_DETECTOR__CONFIDENSE".into(), "0.3".into())]);
+        let err = Config::load(None, &ovs).expect_err("must fail");
+        assert!(matches!(err, ConfigError::UnknownKey { .. }), "{err}");
+        assert!(err.to_string().contains("VISTAWISE_DETECTOR__CONFIDENSE"));
+    }
+
+    #[test]
+    fn gui_scale_accepts_auto_and_rejects_words() {
+        let ok = Config::load(
+            None,
+            &[Override::parse_assignment("game.gui_scale=auto").expect("parse")],
+        )
+        .expect("load");
+        assert_eq!(ok.config.game.gui_scale, GuiScale::Auto);
+        assert!(
+            Config::load(
+                None,
+                &[Override::parse_assignment("game.gui_scale=huge").expect("parse")]
+            )
+            .is_err()
+        );
+        assert!(
+            Config::load(
+                None,
+                &[Override::parse_assignment("game.gui_scale=9").expect("parse")]
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn api_key_env_must_be_a_name_not_a_key() {
+        let err = Config::load(
+            None,
+            &[Override::parse_assignment("llm.api_key_env=sk-abc.def-123").expect("parse")],
+        )
+        .expect_err("must fail");
+        assert!(err.to_string().contains("llm.api_key_env"));
+    }
+
+    #[test]
+    fn masked_toml_hides_url_credentials() {
+        let mut c = Config::builtin();
+        c.llm.base_url = "https://user:s3cret@llm.example/v1".into();
+        let shown = c.to_masked_toml();
+        assert!(!shown.contains("s3cret"), "{shown}");
+        assert!(shown.contains("https://****@llm.example/v1"), "{shown}");
+        assert_eq!(describe_secret(Some("sk-123")), "set (hidden)");
+        assert_eq!(describe_secret(None), "not set");
+    }
+}

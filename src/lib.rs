@@ -1,0 +1,9 @@
+//! vistawise: a desktop Minecraft agent after the VistaWise paper (EMNLP 2025).
+//!
+//! The pipeline, one module per stage: [`capture`] -> [`perception`] -> knowledge graph ->
+//! [`policy`] -> skills, with session recording around it. [`config`] holds every tunable.
+
+pub mod capture;
+pub mod config;
+pub mod perception;
+pub mod policy;

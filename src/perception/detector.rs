@@ -1,0 +1,278 @@
+//! The YOLO detector: an Ultralytics ONNX export run by ONNX Runtime.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use image::RgbImage;
+use ort::session::Session;
+use ort::session::builder::GraphOptimizationLevel;
+use ort::value::TensorRef;
+use serde::Serialize;
+
+use super::decode::{self, DecodeError, OutputForm};
+use super::detections::Detection;
+use super::letterbox::Letterbox;
+use super::model_info::{self, MetadataError};
+use super::runtime;
+
+#[derive(Debug, thiserror::Error)]
+pub enum DetectorError {
+    #[error("ONNX Runtime is not initialised (call perception::runtime::init first)")]
+    RuntimeNotInitialised,
+    #[error("detector file {0} does not exist")]
+    Missing(PathBuf),
+    #[error("detector {path}: {reason}")]
+    Load { path: PathBuf, reason: String },
+    #[error("detector {path}: {source}")]
+    Metadata {
+        path: PathBuf,
+        source: MetadataError,
+    },
+    #[error("detector {path}: {source}")]
+    Output { path: PathBuf, source: DecodeError },
+    #[error("detector {path}: inference failed: {reason}")]
+    Run { path: PathBuf, reason: String },
+    #[error("frame is empty (0x0)")]
+    EmptyFrame,
+}
+
+/// What the model says about itself.
+#[derive(Debug, Clone, Serialize)]
+pub struct ModelInfo {
+    pub path: PathBuf,
+    pub class_names: Vec<String>,
+    /// Input height and width in pixels.
+    pub input_h: usize,
+    pub input_w: usize,
+    pub stride: Option<usize>,
+    pub output_form: String,
+    /// Every metadata key/value the export carries.
+    pub metadata: Vec<(String, String)>,
+}
+
+/// Thresholds applied after inference.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DetectOptions {
+    pub confidence: f32,
+    pub iou: f32,
+    pub max_detections: usize,
+}
+
+/// Per-stage wall time of one detection.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct StageTimes {
+    pub preprocess: Duration,
+    pub inference: Duration,
+    pub postprocess: Duration,
+}
+
+/// A prepared input: the letterboxed tensor and how to map boxes back.
+pub struct PreparedInput {
+    pub tensor: Vec<f32>,
+    pub letterbox: Letterbox,
+}
+
+pub struct Detector {
+    session: Session,
+    info: ModelInfo,
+    form: OutputForm,
+    input_name: String,
+}
+
+impl Detector {
+    /// Loads a model; ONNX Runtime must have been initialised with [`runtime::init`].
+    pub fn load(path: &Path, threads: usize) -> Result<Self, DetectorError> {
+        let env = runtime::environment().ok_or(DetectorError::RuntimeNotInitialised)?;
+        if !path.is_file() {
+            return Err(DetectorError::Missing(path.to_path_buf()));
+        }
+        let load_err = |reason: String| DetectorError::Load {
+            path: path.to_path_buf(),
+            reason,
+        };
+        // Each builder step returns its own error type, so map each one.
+        let session = Session::builder(env)
+            .map_err(|e| load_err(e.to_string()))?
+            .with_intra_threads(threads.max(1))
+            .map_err(|e| load_err(e.to_string()))?
+            .with_inter_threads(1)
+            .map_err(|e| load_err(e.to_string()))?
+            .with_optimization_level(GraphOptimizationLevel::Level3)
+            .map_err(|e| load_err(e.to_string()))?
+            .commit_from_file(path)
+            .map_err(|e| load_err(format!("not a loadable ONNX model: {e}")))?;
+
+        let meta_err = |source: MetadataError| DetectorError::Metadata {
+            path: path.to_path_buf(),
+            source,
+        };
+        let metadata = read_metadata(&session).map_err(&load_err)?;
+        let get = |k: &str| {
+            metadata
+                .iter()
+                .find(|(key, _)| key == k)
+                .map(|(_, v)| v.as_str())
+        };
+        let class_names = model_info::parse_names(
+            get("names").ok_or_else(|| meta_err(MetadataError::Missing("names")))?,
+        )
+        .map_err(meta_err)?;
+        let stride = get("stride").and_then(|s| s.trim().parse().ok());
+        let end2end_hint = get("end2end").and_then(model_info::parse_bool);
+
+        let input = session
+            .inputs()
+            .first()
+            .ok_or_else(|| load_err("model has no input".into()))?;
+        let input_name = input.name().to_string();
+        let (input_h, input_w) = match input.dtype().tensor_shape().map(|s| s.to_vec()) {
+            Some(dims) if dims.len() == 4 && dims[2] > 0 && dims[3] > 0 => {
+                (dims[2] as usize, dims[3] as usize)
+            }
+            // Dynamic input: the export size is in the metadata.
+            _ => model_info::parse_imgsz(
+                get("imgsz").ok_or_else(|| meta_err(MetadataError::Missing("imgsz")))?,
+            )
+            .map_err(meta_err)?,
+        };
+        let output = session
+            .outputs()
+            .first()
+            .ok_or_else(|| load_err("model has no output".into()))?;
+        let out_shape = output
+            .dtype()
+            .tensor_shape()
+            .map(|s| s.to_vec())
+            .ok_or_else(|| load_err("first output is not a tensor".into()))?;
+        let form = OutputForm::from_shape(&out_shape, class_names.len(), end2end_hint).map_err(
+            |source| DetectorError::Output {
+                path: path.to_path_buf(),
+                source,
+            },
+        )?;
+        let info = ModelInfo {
+            path: path.to_path_buf(),
+            class_names,
+            input_h,
+            input_w,
+            stride,
+            output_form: match form {
+                OutputForm::Raw { anchors } => format!("raw [1, 4+nc, {anchors}]"),
+                OutputForm::EndToEnd { rows } => format!("end-to-end [1, {rows}, 6]"),
+            },
+            metadata,
+        };
+        Ok(Detector {
+            session,
+            info,
+            form,
+            input_name,
+        })
+    }
+
+    pub fn info(&self) -> &ModelInfo {
+        &self.info
+    }
+
+    /// Letterboxes a frame into the model's input tensor.
+    pub fn preprocess(&self, frame: &RgbImage) -> Result<PreparedInput, DetectorError> {
+        if frame.width() == 0 || frame.height() == 0 {
+            return Err(DetectorError::EmptyFrame);
+        }
+        let letterbox = Letterbox::new(
+            frame.width(),
+            frame.height(),
+            self.info.input_w as u32,
+            self.info.input_h as u32,
+        );
+        let mut tensor = vec![0.0f32; 3 * self.info.input_h * self.info.input_w];
+        letterbox.fill_chw(frame, &mut tensor);
+        Ok(PreparedInput { tensor, letterbox })
+    }
+
+    /// Runs the network; returns the first output's data.
+    pub fn infer(&mut self, input: &PreparedInput) -> Result<Vec<f32>, DetectorError> {
+        let run_err = |reason: String| DetectorError::Run {
+            path: self.info.path.clone(),
+            reason,
+        };
+        let shape = [1usize, 3, self.info.input_h, self.info.input_w];
+        let tensor = TensorRef::from_array_view((shape, input.tensor.as_slice()))
+            .map_err(|e| run_err(e.to_string()))?;
+        let outputs = self
+            .session
+            .run(ort::inputs![self.input_name.as_str() => tensor])
+            .map_err(|e| run_err(e.to_string()))?;
+        let (_, data) = outputs[0]
+            .try_extract_tensor::<f32>()
+            .map_err(|e| run_err(format!("output is not f32: {e}")))?;
+        Ok(data.to_vec())
+    }
+
+    /// Decodes the output and maps boxes back to frame pixels.
+    pub fn postprocess(
+        &self,
+        output: &[f32],
+        letterbox: &Letterbox,
+        opts: &DetectOptions,
+    ) -> Result<Vec<Detection>, DetectorError> {
+        let boxes = decode::decode(
+            self.form,
+            output,
+            self.info.class_names.len(),
+            opts.confidence,
+            opts.iou,
+            opts.max_detections,
+        )
+        .map_err(|source| DetectorError::Output {
+            path: self.info.path.clone(),
+            source,
+        })?;
+        Ok(boxes
+            .into_iter()
+            .map(|b| Detection {
+                class_id: b.class_id,
+                class: self.info.class_names[b.class_id].clone(),
+                conf: b.conf,
+                xyxy: letterbox.to_source(b.xyxy),
+            })
+            .collect())
+    }
+
+    /// The three stages in a row, timed.
+    pub fn detect(
+        &mut self,
+        frame: &RgbImage,
+        opts: &DetectOptions,
+    ) -> Result<(Vec<Detection>, StageTimes), DetectorError> {
+        let t0 = Instant::now();
+        let input = self.preprocess(frame)?;
+        let t1 = Instant::now();
+        let output = self.infer(&input)?;
+        let t2 = Instant::now();
+        let detections = self.postprocess(&output, &input.letterbox, opts)?;
+        let t3 = Instant::now();
+        Ok((
+            detections,
+            StageTimes {
+                preprocess: t1 - t0,
+                inference: t2 - t1,
+                postprocess: t3 - t2,
+            },
+        ))
+    }
+}
+
+fn read_metadata(session: &Session) -> Result<Vec<(String, String)>, String> {
+    let meta = session
+        .metadata()
+        .map_err(|e| format!("cannot read metadata: {e}"))?;
+    let mut keys = meta
+        .custom_keys()
+        .map_err(|e| format!("cannot read metadata keys: {e}"))?;
+    keys.sort();
+    Ok(keys
+        .into_iter()
+        .filter_map(|k| meta.custom(&k).map(|v| (k, v)))
+        .collect())
+}

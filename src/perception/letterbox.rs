@@ -1,0 +1,200 @@
+//! Letterboxing a frame into the detector's input, and mapping boxes back.
+//!
+//! This reproduces Ultralytics' `LetterBox` (aspect kept, centred, grey 114 padding, OpenCV
+//! `INTER_LINEAR` resize) and `scale_boxes`, including Python's round-half-even and the ±0.1
+//! padding split, so boxes match Ultralytics' own predictions. The resize is written here
+//! because the `image` crate's filters antialias when shrinking and OpenCV's bilinear does not:
+//! using them would shift confidences away from the reference.
+
+use image::RgbImage;
+
+/// Grey used for padding, as in Ultralytics.
+pub const PAD_VALUE: u8 = 114;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Letterbox {
+    pub src_w: u32,
+    pub src_h: u32,
+    pub dst_w: u32,
+    pub dst_h: u32,
+    /// Size of the resized image inside the padded input.
+    pub new_w: u32,
+    pub new_h: u32,
+    /// Padding on the left and top of the input.
+    pub left: u32,
+    pub top: u32,
+    /// min(dst_h / src_h, dst_w / src_w).
+    pub gain: f64,
+}
+
+impl Letterbox {
+    pub fn new(src_w: u32, src_h: u32, dst_w: u32, dst_h: u32) -> Self {
+        let gain = (dst_h as f64 / src_h as f64).min(dst_w as f64 / src_w as f64);
+        let new_w = ((src_w as f64 * gain).round_ties_even() as u32).clamp(1, dst_w);
+        let new_h = ((src_h as f64 * gain).round_ties_even() as u32).clamp(1, dst_h);
+        let dw = (dst_w - new_w) as f64 / 2.0;
+        let dh = (dst_h - new_h) as f64 / 2.0;
+        Letterbox {
+            src_w,
+            src_h,
+            dst_w,
+            dst_h,
+            new_w,
+            new_h,
+            left: (dw - 0.1).round_ties_even().max(0.0) as u32,
+            top: (dh - 0.1).round_ties_even().max(0.0) as u32,
+            gain,
+        }
+    }
+
+    /// Maps an `[x1, y1, x2, y2]` box from input pixels to source pixels, clipped to the frame
+    /// (Ultralytics 8.4 `scale_boxes`: per-axis gains from the rounded resized size, padding
+    /// `round((dst - new) / 2 - 0.1)`).
+    pub fn to_source(&self, b: [f32; 4]) -> [f32; 4] {
+        let pad_x = ((self.dst_w - self.new_w) as f64 / 2.0 - 0.1).round_ties_even();
+        let pad_y = ((self.dst_h - self.new_h) as f64 / 2.0 - 0.1).round_ties_even();
+        let gain_x = self.new_w as f64 / self.src_w as f64;
+        let gain_y = self.new_h as f64 / self.src_h as f64;
+        let map = |v: f32, pad: f64, gain: f64, max: u32| -> f32 {
+            (((v as f64 - pad) / gain) as f32).clamp(0.0, max as f32)
+        };
+        [
+            map(b[0], pad_x, gain_x, self.src_w),
+            map(b[1], pad_y, gain_y, self.src_h),
+            map(b[2], pad_x, gain_x, self.src_w),
+            map(b[3], pad_y, gain_y, self.src_h),
+        ]
+    }
+
+    /// Writes the letterboxed frame as planar RGB floats in [0, 1] into `out` (3 x dst_h x dst_w).
+    pub fn fill_chw(&self, img: &RgbImage, out: &mut [f32]) {
+        let (dw, dh) = (self.dst_w as usize, self.dst_h as usize);
+        let plane = dw * dh;
+        debug_assert_eq!(out.len(), 3 * plane);
+        out.fill(PAD_VALUE as f32 / 255.0);
+        let xs = axis_taps(img.width(), self.new_w);
+        let ys = axis_taps(img.height(), self.new_h);
+        let src = img.as_raw();
+        let stride = img.width() as usize * 3;
+        for (oy, &(y0, y1, wy)) in ys.iter().enumerate() {
+            let row0 = &src[y0 * stride..y0 * stride + stride];
+            let row1 = &src[y1 * stride..y1 * stride + stride];
+            let base = (oy + self.top as usize) * dw + self.left as usize;
+            for (ox, &(x0, x1, wx)) in xs.iter().enumerate() {
+                for c in 0..3 {
+                    let top = row0[x0 * 3 + c] as f32 * (1.0 - wx) + row0[x1 * 3 + c] as f32 * wx;
+                    let bottom =
+                        row1[x0 * 3 + c] as f32 * (1.0 - wx) + row1[x1 * 3 + c] as f32 * wx;
+                    // OpenCV resizes 8-bit images to 8-bit: round before normalising.
+                    let v = (top * (1.0 - wy) + bottom * wy).round().clamp(0.0, 255.0);
+                    out[c * plane + base + ox] = v / 255.0;
+                }
+            }
+        }
+    }
+}
+
+/// For each destination index: the two source indices and the weight of the second
+/// (OpenCV `INTER_LINEAR`: half-pixel centres, edges clamped, no antialiasing).
+fn axis_taps(src: u32, dst: u32) -> Vec<(usize, usize, f32)> {
+    let scale = src as f64 / dst as f64;
+    let last = src.saturating_sub(1) as i64;
+    (0..dst)
+        .map(|d| {
+            if src == dst {
+                return (d as usize, d as usize, 0.0);
+            }
+            let f = (d as f64 + 0.5) * scale - 0.5;
+            let mut i = f.floor() as i64;
+            let mut w = f - i as f64;
+            if i < 0 {
+                i = 0;
+                w = 0.0;
+            }
+            if i >= last {
+                i = last;
+                w = 0.0;
+            }
+            let j = (i + 1).min(last);
+            (i as usize, j as usize, w as f32)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wide_frame_pads_top_and_bottom() {
+        // 1280x720 into 640x640: gain 0.5, 640x360 image, 140 px bands above and below.
+        let lb = Letterbox::new(1280, 720, 640, 640);
+        assert_eq!((lb.new_w, lb.new_h, lb.left, lb.top), (640, 360, 0, 140));
+        assert_eq!(
+            lb.to_source([0.0, 140.0, 640.0, 500.0]),
+            [0.0, 0.0, 1280.0, 720.0]
+        );
+    }
+
+    #[test]
+    fn classic_frame_into_wide_input_pads_left_and_right() {
+        // 640x480 into 320x192 (h=192): gain 0.4, 256x192, 32 px on each side.
+        let lb = Letterbox::new(640, 480, 320, 192);
+        assert_eq!((lb.new_w, lb.new_h, lb.left, lb.top), (256, 192, 32, 0));
+        assert_eq!(
+            lb.to_source([32.0, 0.0, 288.0, 192.0]),
+            [0.0, 0.0, 640.0, 480.0]
+        );
+    }
+
+    #[test]
+    fn portrait_frame_and_odd_padding_split() {
+        // 360x640 into 320x320: gain 0.5, 180x320; 70 px each side.
+        let lb = Letterbox::new(360, 640, 320, 320);
+        assert_eq!((lb.new_w, lb.new_h, lb.left, lb.top), (180, 320, 70, 0));
+        // Odd total padding (3 px): Ultralytics puts 1 before and 2 after (round(1.4), round(1.6)).
+        let lb = Letterbox::new(100, 97, 100, 100);
+        assert_eq!((lb.new_h, lb.top), (97, 1));
+    }
+
+    #[test]
+    fn boxes_are_clipped_to_the_frame() {
+        let lb = Letterbox::new(1280, 720, 640, 640);
+        assert_eq!(
+            lb.to_source([-10.0, 100.0, 700.0, 600.0]),
+            [0.0, 0.0, 1280.0, 720.0]
+        );
+    }
+
+    #[test]
+    fn fill_pads_grey_and_keeps_content() {
+        let mut img = RgbImage::new(4, 2);
+        for p in img.pixels_mut() {
+            *p = image::Rgb([255, 0, 10]);
+        }
+        let lb = Letterbox::new(4, 2, 4, 4);
+        let mut out = vec![0.0; 3 * 16];
+        lb.fill_chw(&img, &mut out);
+        let grey = 114.0 / 255.0;
+        // Row 0 and row 3 are padding; rows 1-2 are the image.
+        assert_eq!(out[0], grey);
+        assert_eq!(out[3 * 4 + 3], grey);
+        assert_eq!(out[4], 1.0); // red plane, row 1
+        assert_eq!(out[16 + 4], 0.0); // green plane
+        assert_eq!(out[32 + 4], 10.0 / 255.0); // blue plane
+    }
+
+    #[test]
+    fn downscale_is_plain_bilinear_without_antialiasing() {
+        // A 4-px row 0,100,200,255 halved: OpenCV samples at 0.5 and 2.5 -> 50 and 227.5 -> 228.
+        let img = RgbImage::from_fn(4, 1, |x, _| {
+            let v = [0u8, 100, 200, 255][x as usize];
+            image::Rgb([v, v, v])
+        });
+        let lb = Letterbox::new(4, 1, 2, 1);
+        let mut out = vec![0.0; 3 * 2];
+        lb.fill_chw(&img, &mut out);
+        assert_eq!(out[0] * 255.0, 50.0);
+        assert!((out[1] * 255.0 - 228.0).abs() < 1e-3);
+    }
+}

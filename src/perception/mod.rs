@@ -1,0 +1,12 @@
+//! Perception: the YOLO detector (ONNX Runtime) and what its boxes mean for the agent.
+
+pub mod decode;
+pub mod detections;
+pub mod detector;
+pub mod letterbox;
+pub mod model_info;
+pub mod overlay;
+pub mod runtime;
+
+pub use detections::{Detection, EnvironmentEntity, InventoryIcon, Perception, SplitContext};
+pub use detector::{DetectOptions, Detector, DetectorError, ModelInfo, StageTimes};

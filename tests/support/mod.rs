@@ -1,0 +1,245 @@
+//! Real components for integration tests: an Xvfb display with the jwm window manager, a small
+//! real X11 window, and paths to the built binary and fixtures.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use x11rb::connection::Connection;
+use x11rb::protocol::xproto::{
+    AtomEnum, ConnectionExt, CreateWindowAux, EventMask, PropMode, WindowClass,
+};
+use x11rb::rust_connection::RustConnection;
+use x11rb::wrapper::ConnectionExt as _;
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn fixture(rel: &str) -> PathBuf {
+    repo().join("tests/fixtures").join(rel)
+}
+
+/// The `vistawise` binary Cargo built for this test run.
+pub fn binary() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_vistawise"));
+    cmd.current_dir(repo());
+    cmd
+}
+
+/// The ONNX Runtime library the tests use (scripts/setup.sh installs it).
+pub fn ort_lib() -> PathBuf {
+    std::env::var_os("VISTAWISE_ORT_LIB")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join(".ort/onnxruntime/capi/libonnxruntime.so.1.31.1"))
+}
+
+/// Initialises ONNX Runtime for in-process tests; panics with the fix when it is missing.
+pub fn init_ort() {
+    vistawise::perception::runtime::init(Some(&ort_lib()))
+        .unwrap_or_else(|e| panic!("{e}\n(run scripts/setup.sh)"));
+}
+
+/// An Xvfb server with jwm on a free display number; both are killed on drop.
+pub struct XServer {
+    pub display: String,
+    xvfb: Child,
+    wm: Option<Child>,
+    _jwm_home: tempfile::TempDir,
+}
+
+impl XServer {
+    pub fn start(width: u32, height: u32) -> XServer {
+        let (display, xvfb) = spawn_xvfb(width, height);
+        // jwm with sloppy focus, so keys go to the window under the pointer.
+        let home = tempfile::tempdir().expect("temp dir");
+        std::fs::write(
+            home.path().join(".jwmrc"),
+            "<?xml version=\"1.0\"?><JWM><FocusModel>sloppy</FocusModel></JWM>\n",
+        )
+        .expect("write jwmrc");
+        let wm = Command::new("jwm")
+            .env("DISPLAY", &display)
+            .env("HOME", home.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("jwm is not installed: run scripts/setup.sh --with-x");
+        let server = XServer {
+            display,
+            xvfb,
+            wm: Some(wm),
+            _jwm_home: home,
+        };
+        // The window manager publishes _NET_SUPPORTING_WM_CHECK once it runs.
+        wait_until(
+            Duration::from_secs(10),
+            || server.wm_running(),
+            "jwm to manage the display",
+        );
+        server
+    }
+
+    fn wm_running(&self) -> bool {
+        let Ok((conn, screen)) = x11rb::connect(Some(&self.display)) else {
+            return false;
+        };
+        let root = conn.setup().roots[screen].root;
+        let Ok(cookie) = conn.intern_atom(false, b"_NET_SUPPORTING_WM_CHECK") else {
+            return false;
+        };
+        let Ok(atom) = cookie.reply() else {
+            return false;
+        };
+        conn.get_property(false, root, atom.atom, AtomEnum::WINDOW, 0, 1)
+            .ok()
+            .and_then(|c| c.reply().ok())
+            .is_some_and(|r| r.value_len > 0)
+    }
+}
+
+impl Drop for XServer {
+    fn drop(&mut self) {
+        if let Some(mut wm) = self.wm.take() {
+            let _ = wm.kill();
+            let _ = wm.wait();
+        }
+        let _ = self.xvfb.kill();
+        let _ = self.xvfb.wait();
+    }
+}
+
+/// Starts Xvfb on a display number nobody uses: numbers come from a per-process counter (tests
+/// in one process run in parallel) offset by the process id (test binaries run in parallel too),
+/// and a number another server grabbed first is skipped.
+fn spawn_xvfb(width: u32, height: u32) -> (String, Child) {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let base = 200 + (std::process::id() % 100) * 20;
+    for _ in 0..50 {
+        let n = base + NEXT.fetch_add(1, Ordering::SeqCst) % 2000;
+        if Path::new(&format!("/tmp/.X{n}-lock")).exists()
+            || Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
+        {
+            continue;
+        }
+        let display = format!(":{n}");
+        let mut xvfb = Command::new("Xvfb")
+            .args([
+                &display,
+                "-screen",
+                "0",
+                &format!("{width}x{height}x24"),
+                "-nolisten",
+                "tcp",
+                "-noreset",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("Xvfb is not installed: run scripts/setup.sh --with-x");
+        let socket = PathBuf::from(format!("/tmp/.X11-unix/X{n}"));
+        let start = Instant::now();
+        loop {
+            if let Ok(Some(_)) = xvfb.try_wait() {
+                break; // lost the race for this number; try the next
+            }
+            if socket.exists() && x11rb::connect(Some(&display)).is_ok() {
+                return (display, xvfb);
+            }
+            if start.elapsed() > Duration::from_secs(10) {
+                let _ = xvfb.kill();
+                let _ = xvfb.wait();
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    panic!("could not start Xvfb on any free display number");
+}
+
+pub fn wait_until(limit: Duration, mut ok: impl FnMut() -> bool, what: &str) {
+    let start = Instant::now();
+    while !ok() {
+        assert!(start.elapsed() < limit, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A real top-level X11 window with a title; destroyed with its connection on drop.
+pub struct TestWindow {
+    pub conn: RustConnection,
+    pub id: u32,
+}
+
+impl TestWindow {
+    pub fn open(display: &str, title: &str, width: u16, height: u16) -> TestWindow {
+        let (conn, screen_num) = x11rb::connect(Some(display)).expect("connect to X");
+        let screen = conn.setup().roots[screen_num].clone();
+        let id = conn.generate_id().expect("window id");
+        conn.create_window(
+            x11rb::COPY_DEPTH_FROM_PARENT,
+            id,
+            screen.root,
+            0,
+            0,
+            width,
+            height,
+            0,
+            WindowClass::INPUT_OUTPUT,
+            0,
+            &CreateWindowAux::new()
+                .background_pixel(0x00_40_80_40)
+                .event_mask(EventMask::EXPOSURE | EventMask::STRUCTURE_NOTIFY),
+        )
+        .expect("create window");
+        let utf8 = intern(&conn, b"UTF8_STRING");
+        let net_wm_name = intern(&conn, b"_NET_WM_NAME");
+        conn.change_property8(
+            PropMode::REPLACE,
+            id,
+            AtomEnum::WM_NAME,
+            AtomEnum::STRING,
+            title.as_bytes(),
+        )
+        .expect("WM_NAME");
+        conn.change_property8(PropMode::REPLACE, id, net_wm_name, utf8, title.as_bytes())
+            .expect("_NET_WM_NAME");
+        conn.change_property8(
+            PropMode::REPLACE,
+            id,
+            AtomEnum::WM_CLASS,
+            AtomEnum::STRING,
+            b"vistawise-test\0VistawiseTest\0",
+        )
+        .expect("WM_CLASS");
+        conn.map_window(id).expect("map");
+        conn.flush().expect("flush");
+        let window = TestWindow { conn, id };
+        let client_list = intern(&window.conn, b"_NET_CLIENT_LIST_STACKING");
+        wait_until(
+            Duration::from_secs(10),
+            || window.managed(screen.root, client_list),
+            "the window manager to list the test window",
+        );
+        window
+    }
+
+    fn managed(&self, root: u32, client_list: u32) -> bool {
+        self.conn
+            .get_property(false, root, client_list, AtomEnum::WINDOW, 0, 1024)
+            .ok()
+            .and_then(|c| c.reply().ok())
+            .and_then(|r| r.value32().map(|v| v.collect::<Vec<u32>>()))
+            .is_some_and(|ids| ids.contains(&self.id))
+    }
+}
+
+fn intern(conn: &RustConnection, name: &[u8]) -> u32 {
+    conn.intern_atom(false, name)
+        .expect("intern")
+        .reply()
+        .expect("intern reply")
+        .atom
+}
