@@ -41,6 +41,8 @@ fn bench(c: &mut Criterion) {
         confidence: 0.25,
         iou: 0.45,
         max_detections: 300,
+        multi_label: false,
+        clip_boxes: true,
     };
     eprintln!(
         "model {} ({}x{}, {})",

@@ -40,7 +40,7 @@ fi
 
 if [ ! -f "$ORT_LIB" ]; then
   echo "setup: installing ONNX Runtime $ORT_VERSION (PyPI wheel) into .ort/"
-  python3 -m pip install --quiet --disable-pip-version-check --no-deps --upgrade \
+  python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --no-deps --upgrade \
     --target .ort "onnxruntime==$ORT_VERSION"
 fi
 test -f "$ORT_LIB" || { echo "setup: $ORT_LIB missing after install" >&2; exit 1; }

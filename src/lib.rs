@@ -5,5 +5,6 @@
 
 pub mod capture;
 pub mod config;
+pub mod dataset;
 pub mod perception;
 pub mod policy;

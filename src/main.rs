@@ -5,6 +5,12 @@ mod cli;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // Rust ignores SIGPIPE, so `vistawise eval ... | head` would panic on the closed pipe; a
+    // command-line tool should just stop, as other Unix tools do.
+    // SAFETY: called first thing in main, before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     match cli::run() {
         Ok(code) => code,
         Err(err) => {

@@ -59,6 +59,8 @@ fn check_against_reference(reference_file: &str) {
         confidence: reference.conf,
         iou: reference.iou,
         max_detections: 300,
+        multi_label: false,
+        clip_boxes: true,
     };
     let mut aspects = Vec::new();
     let mut compared = 0;

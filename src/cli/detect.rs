@@ -102,6 +102,8 @@ pub fn run(ctx: &AppContext, args: &DetectArgs) -> Result<ExitCode> {
         confidence: cfg.confidence,
         iou: cfg.iou,
         max_detections: cfg.max_detections,
+        multi_label: false,
+        clip_boxes: true,
     };
 
     let progress = if is_dir {

@@ -3,6 +3,7 @@
 mod config_cmd;
 mod detect;
 mod doctor;
+mod eval;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -43,6 +44,8 @@ enum Command {
     Config(config_cmd::ConfigCommand),
     /// Check the set-up: ONNX Runtime, detector, display, game window, LLM endpoint.
     Doctor(doctor::DoctorArgs),
+    /// Measure a detector on a labelled YOLO dataset (AP50, AP50-95, P/R, confusion).
+    Eval(eval::EvalArgs),
 }
 
 /// What every command gets: the effective config and the explicit ONNX Runtime path.
@@ -75,7 +78,7 @@ pub fn run() -> Result<ExitCode> {
     overrides.extend(match &cli.command {
         Command::Detect(args) => args.overrides(),
         Command::Doctor(args) => args.overrides(),
-        Command::Config(_) => Vec::new(),
+        Command::Config(_) | Command::Eval(_) => Vec::new(),
     });
     let file = cli.config.clone().or_else(|| {
         let local = PathBuf::from("config/default.toml");
@@ -90,6 +93,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Detect(args) => detect::run(&ctx, &args),
         Command::Config(cmd) => config_cmd::run(&ctx, &cmd),
         Command::Doctor(args) => doctor::run(&ctx, &args),
+        Command::Eval(args) => eval::run(&ctx, &args),
     }
 }
 
@@ -106,4 +110,15 @@ fn init_logging(verbose: u8) {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .try_init();
+}
+
+/// Hex sha256 of a file (model cards and reports identify models by it).
+pub fn sha256_file(path: &std::path::Path) -> Result<String> {
+    use sha2::{Digest, Sha256};
+    let mut file =
+        std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let mut hasher = Sha256::new();
+    std::io::copy(&mut file, &mut hasher)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(format!("{:x}", hasher.finalize()))
 }

@@ -1,8 +1,9 @@
 //! Decoding the two output forms of Ultralytics YOLO exports into boxes in input pixels.
 //!
 //! - raw `[1, 4+nc, N]` (v8/v11 default export): per anchor `cx, cy, w, h` then nc class scores;
-//!   confidence filter, best class per anchor, class-wise NMS (Ultralytics' `non_max_suppression`
-//!   with `multi_label=False, agnostic=False`).
+//!   confidence filter, best class per anchor (or every class above the threshold with
+//!   `multi_label`, as Ultralytics' `val` does), class-wise NMS (Ultralytics'
+//!   `non_max_suppression` with `agnostic=False`).
 //! - end-to-end `[1, K, 6]` (NMS inside the model): `x1, y1, x2, y2, conf, class`; confidence
 //!   filter only.
 
@@ -35,6 +36,19 @@ pub enum DecodeError {
     },
     #[error("model output has {got} values, its shape says {expected}")]
     Length { got: usize, expected: usize },
+}
+
+/// Thresholds applied after inference.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DetectOptions {
+    pub confidence: f32,
+    pub iou: f32,
+    pub max_detections: usize,
+    /// Keep every class above the threshold per anchor, not only the best (evaluation).
+    pub multi_label: bool,
+    /// Clip boxes to the frame (as `predict` does); evaluation matches unclipped boxes, as
+    /// Ultralytics' `val` does.
+    pub clip_boxes: bool,
 }
 
 /// Ultralytics offsets boxes by `class * 7680` so one NMS pass never suppresses across classes.
@@ -80,9 +94,7 @@ pub fn decode(
     form: OutputForm,
     data: &[f32],
     classes: usize,
-    conf_threshold: f32,
-    iou_threshold: f32,
-    max_detections: usize,
+    opts: &DetectOptions,
 ) -> Result<Vec<RawBox>, DecodeError> {
     match form {
         OutputForm::Raw { anchors } => {
@@ -93,8 +105,8 @@ pub fn decode(
                     expected,
                 });
             }
-            let candidates = raw_candidates(data, classes, anchors, conf_threshold);
-            Ok(nms_classwise(candidates, iou_threshold, max_detections))
+            let candidates = raw_candidates(data, classes, anchors, opts);
+            Ok(nms_classwise(candidates, opts.iou, opts.max_detections))
         }
         OutputForm::EndToEnd { rows } => {
             if data.len() != rows * 6 {
@@ -105,8 +117,8 @@ pub fn decode(
             }
             Ok(data
                 .chunks_exact(6)
-                .filter(|r| r[4] > conf_threshold && r[5] >= 0.0 && (r[5] as usize) < classes)
-                .take(max_detections)
+                .filter(|r| r[4] > opts.confidence && r[5] >= 0.0 && (r[5] as usize) < classes)
+                .take(opts.max_detections)
                 .map(|r| RawBox {
                     class_id: r[5] as usize,
                     conf: r[4],
@@ -117,11 +129,31 @@ pub fn decode(
     }
 }
 
-/// Best class per anchor above the threshold, as xyxy boxes.
-fn raw_candidates(data: &[f32], classes: usize, anchors: usize, conf: f32) -> Vec<RawBox> {
+/// Boxes above the threshold: the best class per anchor, or every class with `multi_label`.
+fn raw_candidates(
+    data: &[f32],
+    classes: usize,
+    anchors: usize,
+    opts: &DetectOptions,
+) -> Vec<RawBox> {
     let channel = |c: usize, i: usize| data[c * anchors + i];
     let mut out = Vec::new();
     for i in 0..anchors {
+        let (cx, cy, w, h) = (channel(0, i), channel(1, i), channel(2, i), channel(3, i));
+        let xyxy = [cx - w / 2.0, cy - h / 2.0, cx + w / 2.0, cy + h / 2.0];
+        if opts.multi_label {
+            for c in 0..classes {
+                let s = channel(4 + c, i);
+                if s > opts.confidence {
+                    out.push(RawBox {
+                        class_id: c,
+                        conf: s,
+                        xyxy,
+                    });
+                }
+            }
+            continue;
+        }
         let mut best = (0usize, f32::NEG_INFINITY);
         for c in 0..classes {
             let s = channel(4 + c, i);
@@ -129,12 +161,11 @@ fn raw_candidates(data: &[f32], classes: usize, anchors: usize, conf: f32) -> Ve
                 best = (c, s);
             }
         }
-        if best.1 > conf {
-            let (cx, cy, w, h) = (channel(0, i), channel(1, i), channel(2, i), channel(3, i));
+        if best.1 > opts.confidence {
             out.push(RawBox {
                 class_id: best.0,
                 conf: best.1,
-                xyxy: [cx - w / 2.0, cy - h / 2.0, cx + w / 2.0, cy + h / 2.0],
+                xyxy,
             });
         }
     }
@@ -197,6 +228,16 @@ mod tests {
         data
     }
 
+    fn opts(confidence: f32, multi_label: bool) -> DetectOptions {
+        DetectOptions {
+            confidence,
+            iou: 0.45,
+            max_detections: 300,
+            multi_label,
+            clip_boxes: true,
+        }
+    }
+
     #[test]
     fn shapes_are_recognised() {
         assert_eq!(
@@ -241,9 +282,7 @@ mod tests {
             OutputForm::Raw { anchors: 5 },
             &data,
             classes,
-            0.25,
-            0.45,
-            300,
+            &opts(0.25, false),
         )
         .expect("decode");
         assert_eq!(out.len(), 2);
@@ -251,6 +290,21 @@ mod tests {
         assert_eq!(out[0].xyxy, [40.0, 40.0, 60.0, 60.0]);
         assert_eq!(out[1].class_id, 1);
         assert!((out[1].conf - 0.7).abs() < 1e-6);
+    }
+
+    #[test]
+    fn multi_label_keeps_every_class_above_the_threshold() {
+        let data = raw_tensor(&[([50.0, 50.0, 20.0, 20.0], vec![0.6, 0.3, 0.1])], 3);
+        let single =
+            decode(OutputForm::Raw { anchors: 1 }, &data, 3, &opts(0.2, false)).expect("decode");
+        assert_eq!(single.len(), 1);
+        let multi =
+            decode(OutputForm::Raw { anchors: 1 }, &data, 3, &opts(0.2, true)).expect("decode");
+        assert_eq!(
+            multi.iter().map(|b| b.class_id).collect::<Vec<_>>(),
+            vec![0, 1],
+            "same box, two classes; NMS is per class so neither suppresses the other"
+        );
     }
 
     #[test]
@@ -279,8 +333,13 @@ mod tests {
             5.0, 6.0, 7.0, 8.0, 0.1, 1.0, // low confidence
             0.0, 0.0, 1.0, 1.0, 0.8, 99.0, // class id out of range
         ];
-        let out =
-            decode(OutputForm::EndToEnd { rows: 3 }, &data, 23, 0.25, 0.45, 300).expect("decode");
+        let out = decode(
+            OutputForm::EndToEnd { rows: 3 },
+            &data,
+            23,
+            &opts(0.25, false),
+        )
+        .expect("decode");
         assert_eq!(
             out,
             vec![RawBox {
@@ -298,9 +357,7 @@ mod tests {
                 OutputForm::Raw { anchors: 10 },
                 &[0.0; 5],
                 2,
-                0.25,
-                0.45,
-                300
+                &opts(0.25, false)
             )
             .is_err()
         );
@@ -309,9 +366,7 @@ mod tests {
                 OutputForm::EndToEnd { rows: 2 },
                 &[0.0; 5],
                 2,
-                0.25,
-                0.45,
-                300
+                &opts(0.25, false)
             )
             .is_err()
         );

@@ -9,7 +9,7 @@ use ort::session::builder::GraphOptimizationLevel;
 use ort::value::TensorRef;
 use serde::Serialize;
 
-use super::decode::{self, DecodeError, OutputForm};
+use super::decode::{self, DecodeError, DetectOptions, OutputForm};
 use super::detections::Detection;
 use super::letterbox::Letterbox;
 use super::model_info::{self, MetadataError};
@@ -48,14 +48,6 @@ pub struct ModelInfo {
     pub output_form: String,
     /// Every metadata key/value the export carries.
     pub metadata: Vec<(String, String)>,
-}
-
-/// Thresholds applied after inference.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct DetectOptions {
-    pub confidence: f32,
-    pub iou: f32,
-    pub max_detections: usize,
 }
 
 /// Per-stage wall time of one detection.
@@ -216,25 +208,23 @@ impl Detector {
         letterbox: &Letterbox,
         opts: &DetectOptions,
     ) -> Result<Vec<Detection>, DetectorError> {
-        let boxes = decode::decode(
-            self.form,
-            output,
-            self.info.class_names.len(),
-            opts.confidence,
-            opts.iou,
-            opts.max_detections,
-        )
-        .map_err(|source| DetectorError::Output {
-            path: self.info.path.clone(),
-            source,
-        })?;
+        let boxes = decode::decode(self.form, output, self.info.class_names.len(), opts).map_err(
+            |source| DetectorError::Output {
+                path: self.info.path.clone(),
+                source,
+            },
+        )?;
         Ok(boxes
             .into_iter()
             .map(|b| Detection {
                 class_id: b.class_id,
                 class: self.info.class_names[b.class_id].clone(),
                 conf: b.conf,
-                xyxy: letterbox.to_source(b.xyxy),
+                xyxy: if opts.clip_boxes {
+                    letterbox.to_source(b.xyxy)
+                } else {
+                    letterbox.to_source_unclipped(b.xyxy)
+                },
             })
             .collect())
     }

@@ -51,18 +51,28 @@ impl Letterbox {
     /// (Ultralytics 8.4 `scale_boxes`: per-axis gains from the rounded resized size, padding
     /// `round((dst - new) / 2 - 0.1)`).
     pub fn to_source(&self, b: [f32; 4]) -> [f32; 4] {
+        let [x1, y1, x2, y2] = self.to_source_unclipped(b);
+        let (w, h) = (self.src_w as f32, self.src_h as f32);
+        [
+            x1.clamp(0.0, w),
+            y1.clamp(0.0, h),
+            x2.clamp(0.0, w),
+            y2.clamp(0.0, h),
+        ]
+    }
+
+    /// The same mapping without clipping (Ultralytics' `val` matches unclipped boxes).
+    pub fn to_source_unclipped(&self, b: [f32; 4]) -> [f32; 4] {
         let pad_x = ((self.dst_w - self.new_w) as f64 / 2.0 - 0.1).round_ties_even();
         let pad_y = ((self.dst_h - self.new_h) as f64 / 2.0 - 0.1).round_ties_even();
         let gain_x = self.new_w as f64 / self.src_w as f64;
         let gain_y = self.new_h as f64 / self.src_h as f64;
-        let map = |v: f32, pad: f64, gain: f64, max: u32| -> f32 {
-            (((v as f64 - pad) / gain) as f32).clamp(0.0, max as f32)
-        };
+        let map = |v: f32, pad: f64, gain: f64| ((v as f64 - pad) / gain) as f32;
         [
-            map(b[0], pad_x, gain_x, self.src_w),
-            map(b[1], pad_y, gain_y, self.src_h),
-            map(b[2], pad_x, gain_x, self.src_w),
-            map(b[3], pad_y, gain_y, self.src_h),
+            map(b[0], pad_x, gain_x),
+            map(b[1], pad_y, gain_y),
+            map(b[2], pad_x, gain_x),
+            map(b[3], pad_y, gain_y),
         ]
     }
 
@@ -158,11 +168,15 @@ mod tests {
     }
 
     #[test]
-    fn boxes_are_clipped_to_the_frame() {
+    fn boxes_are_clipped_to_the_frame_unless_asked_not_to() {
         let lb = Letterbox::new(1280, 720, 640, 640);
         assert_eq!(
             lb.to_source([-10.0, 100.0, 700.0, 600.0]),
             [0.0, 0.0, 1280.0, 720.0]
+        );
+        assert_eq!(
+            lb.to_source_unclipped([-10.0, 100.0, 700.0, 600.0]),
+            [-20.0, -80.0, 1400.0, 920.0]
         );
     }
 

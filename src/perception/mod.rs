@@ -4,9 +4,11 @@ pub mod decode;
 pub mod detections;
 pub mod detector;
 pub mod letterbox;
+pub mod metrics;
 pub mod model_info;
 pub mod overlay;
 pub mod runtime;
 
+pub use decode::DetectOptions;
 pub use detections::{Detection, EnvironmentEntity, InventoryIcon, Perception, SplitContext};
-pub use detector::{DetectOptions, Detector, DetectorError, ModelInfo, StageTimes};
+pub use detector::{Detector, DetectorError, ModelInfo, StageTimes};

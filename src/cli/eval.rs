@@ -1,0 +1,209 @@
+//! `vistawise eval MODEL DATASET`: detector accuracy on a labelled YOLO dataset split.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+use vistawise::dataset::yolo;
+use vistawise::perception::metrics::{ApMethod, EvalReport, Evaluator, Scored, Truth};
+use vistawise::perception::{DetectOptions, Detector, runtime};
+
+use super::AppContext;
+
+#[derive(Args)]
+pub struct EvalArgs {
+    /// Detector ONNX file.
+    pub model: PathBuf,
+    /// Dataset folder: with data.yaml, with <split>/images + labels, or a split folder itself.
+    pub dataset: PathBuf,
+    /// Which split to evaluate.
+    #[arg(long, default_value = "val")]
+    pub split: String,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Confidence for precision, recall and the confusion matrix [default: detector.confidence].
+    #[arg(long)]
+    pub conf: Option<f32>,
+    /// Lowest confidence kept for the AP curves (Ultralytics val uses 0.001).
+    #[arg(long, default_value_t = 0.001)]
+    pub min_conf: f32,
+    /// NMS IoU for raw-output models (Ultralytics val uses 0.7).
+    #[arg(long, default_value_t = 0.7)]
+    pub nms_iou: f32,
+    /// One class per box (as `detect` and `play` do) instead of every class above --min-conf
+    /// (as Ultralytics val does, and as mAP is usually reported).
+    #[arg(long)]
+    pub single_label: bool,
+    /// How AP integrates the curve: coco (pycocotools) or ultralytics (Ultralytics val).
+    #[arg(long, value_enum, default_value_t = Method::Coco)]
+    pub ap_method: Method,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Method {
+    Coco,
+    Ultralytics,
+}
+
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    model: &'a std::path::Path,
+    model_sha256: String,
+    dataset: &'a std::path::Path,
+    split: &'a str,
+    min_conf: f32,
+    nms_iou: f32,
+    #[serde(flatten)]
+    report: &'a EvalReport,
+}
+
+pub fn run(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
+    if !(0.0..1.0).contains(&args.min_conf) || !(0.0..=1.0).contains(&args.nms_iou) {
+        bail!("--min-conf must be in [0, 1) and --nms-iou in [0, 1]");
+    }
+    let conf = args.conf.unwrap_or(ctx.config().detector.confidence);
+    let split = yolo::open_split(&args.dataset, &args.split)
+        .with_context(|| format!("cannot open dataset {}", args.dataset.display()))?;
+    runtime::init(ctx.ort_lib().as_deref())?;
+    let mut detector = Detector::load(&args.model, ctx.config().detector.threads)?;
+    let names = detector.info().class_names.clone();
+    if let Some(data_names) = &split.class_names
+        && data_names != &names
+    {
+        bail!(
+            "the dataset's classes do not match the model's (ids must mean the same class):\n  \
+             dataset: {data_names:?}\n  model:   {names:?}"
+        );
+    }
+    let opts = DetectOptions {
+        confidence: args.min_conf,
+        iou: args.nms_iou,
+        max_detections: 300,
+        multi_label: !args.single_label,
+        clip_boxes: false,
+    };
+    let method = match args.ap_method {
+        Method::Coco => ApMethod::Coco,
+        Method::Ultralytics => ApMethod::Ultralytics,
+    };
+    let mut evaluator = Evaluator::new(names.len(), conf, method);
+    let bar = ProgressBar::new(split.samples.len() as u64);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "evaluating {bar:40} {pos}/{len} images  {elapsed} (eta {eta})",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    for sample in &split.samples {
+        let frame = image::open(&sample.image)
+            .with_context(|| format!("cannot read image {}", sample.image.display()))?
+            .to_rgb8();
+        let labels = yolo::read_labels(&sample.label, names.len())?;
+        let truths: Vec<Truth> = labels
+            .iter()
+            .map(|l| Truth {
+                class_id: l.class_id,
+                xyxy: l.to_xyxy(frame.width(), frame.height()),
+            })
+            .collect();
+        let (found, _) = detector
+            .detect(&frame, &opts)
+            .with_context(|| format!("detection failed on {}", sample.image.display()))?;
+        let preds: Vec<Scored> = found
+            .iter()
+            .map(|d| Scored {
+                class_id: d.class_id,
+                conf: d.conf,
+                xyxy: d.xyxy,
+            })
+            .collect();
+        evaluator.add_image(&preds, &truths);
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let report = evaluator.report(&names);
+    if args.json {
+        let out = JsonReport {
+            model: &args.model,
+            model_sha256: super::sha256_file(&args.model)?,
+            dataset: &args.dataset,
+            split: &args.split,
+            min_conf: args.min_conf,
+            nms_iou: args.nms_iou,
+            report: &report,
+        };
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        print_table(&report, &split.images_dir);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_table(r: &EvalReport, images_dir: &std::path::Path) {
+    println!(
+        "{}: {} images, {} instances; P/R at conf {:.3}; AP method {}",
+        images_dir.display(),
+        r.images,
+        r.instances,
+        r.conf,
+        match r.ap_method {
+            ApMethod::Coco => "coco (101-point)",
+            ApMethod::Ultralytics => "ultralytics",
+        }
+    );
+    println!(
+        "{:<22} {:>7} {:>9} {:>7} {:>7} {:>7} {:>9}",
+        "class", "images", "instances", "P", "R", "AP50", "AP50-95"
+    );
+    println!(
+        "{:<22} {:>7} {:>9} {:>7.3} {:>7.3} {:>7.3} {:>9.3}",
+        "all", r.images, r.instances, r.precision, r.recall, r.map50, r.map50_95
+    );
+    for c in &r.classes {
+        println!(
+            "{:<22} {:>7} {:>9} {:>7.3} {:>7.3} {:>7.3} {:>9.3}",
+            c.class, c.images, c.instances, c.precision, c.recall, c.ap50, c.ap50_95
+        );
+    }
+    // Confusion among the classes that occur (as truth or prediction), plus background.
+    let n = r.class_names.len();
+    let active: Vec<usize> = (0..=n)
+        .filter(|&i| {
+            (0..=n).any(|j| r.confusion[i][j] > 0) || (0..=n).any(|j| r.confusion[j][i] > 0)
+        })
+        .collect();
+    if active.is_empty() {
+        return;
+    }
+    let label = |i: usize| {
+        if i == n {
+            "background".to_string()
+        } else {
+            r.class_names[i].clone()
+        }
+    };
+    println!(
+        "\nconfusion at conf {:.3} (rows: predicted, columns: true)",
+        r.conf
+    );
+    print!("{:<22}", "");
+    for &j in &active {
+        print!(" {:>6}", truncate(&label(j), 6));
+    }
+    println!();
+    for &i in &active {
+        print!("{:<22}", label(i));
+        for &j in &active {
+            print!(" {:>6}", r.confusion[i][j]);
+        }
+        println!();
+    }
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    s.chars().take(n).collect()
+}

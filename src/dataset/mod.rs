@@ -1,0 +1,3 @@
+//! Detection datasets: the Ultralytics YOLO layout used for training, evaluation and annotation.
+
+pub mod yolo;

@@ -1,0 +1,210 @@
+//! `vistawise eval` on real files: a dataset written from the fixture images' drawn ground truth.
+
+mod support;
+
+use std::path::Path;
+
+use serde_json::Value;
+use support::binary;
+
+/// Writes a YOLO dataset (`val/images`, `val/labels`, `data.yaml`) from the fixture images and
+/// the boxes the generator drew on them.
+fn dataset_from_fixture_truth(dir: &Path, names: &[String]) {
+    let reference: Value = serde_json::from_str(
+        &std::fs::read_to_string(support::fixture("detector/reference-raw.json")).expect("read"),
+    )
+    .expect("json");
+    let images = dir.join("val/images");
+    let labels = dir.join("val/labels");
+    std::fs::create_dir_all(&images).expect("mkdir");
+    std::fs::create_dir_all(&labels).expect("mkdir");
+    for img in reference["images"].as_array().expect("images") {
+        let file = img["file"].as_str().expect("file");
+        let (w, h) = (
+            img["width"].as_f64().expect("w"),
+            img["height"].as_f64().expect("h"),
+        );
+        let name = Path::new(file).file_name().expect("name");
+        std::fs::copy(
+            support::fixture(&format!("detector/{file}")),
+            images.join(name),
+        )
+        .expect("copy");
+        let mut text = String::new();
+        for b in img["truth"].as_array().expect("truth") {
+            let xyxy: Vec<f64> = b["xyxy"]
+                .as_array()
+                .expect("xyxy")
+                .iter()
+                .map(|v| v.as_f64().expect("num"))
+                .collect();
+            text += &format!(
+                "{} {:.6} {:.6} {:.6} {:.6}\n",
+                b["class_id"],
+                (xyxy[0] + xyxy[2]) / 2.0 / w,
+                (xyxy[1] + xyxy[3]) / 2.0 / h,
+                (xyxy[2] - xyxy[0]) / w,
+                (xyxy[3] - xyxy[1]) / h
+            );
+        }
+        std::fs::write(labels.join(name).with_extension("txt"), text).expect("label");
+    }
+    let mut yaml = "path: .\nval: val/images\nnames:\n".to_string();
+    for (i, n) in names.iter().enumerate() {
+        yaml += &format!("  {i}: {n}\n");
+    }
+    std::fs::write(dir.join("data.yaml"), yaml).expect("yaml");
+}
+
+fn class_names() -> Vec<String> {
+    let meta = std::fs::read_to_string(support::fixture("detector/metadata.txt")).expect("meta");
+    let line = meta
+        .lines()
+        .find(|l| l.starts_with("names = "))
+        .expect("names");
+    vistawise::perception::model_info::parse_names(&line["names = ".len()..]).expect("parse")
+}
+
+fn eval_json(model: &str, dataset: &Path, extra: &[&str]) -> Value {
+    let out = binary()
+        .args(["eval", model])
+        .arg(dataset)
+        .args(["--split", "val", "--json"])
+        .args(extra)
+        .env("VISTAWISE_ORT_LIB", support::ort_lib())
+        .output()
+        .expect("run eval");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("json report")
+}
+
+#[test]
+fn every_drawn_object_found_gives_ap50_one_per_class() {
+    let dir = tempfile::tempdir().expect("temp");
+    dataset_from_fixture_truth(dir.path(), &class_names());
+    let report = eval_json("tests/fixtures/detector/tiny-raw.onnx", dir.path(), &[]);
+    assert_eq!(report["images"], 4);
+    let classes = report["classes"].as_array().expect("classes");
+    let found: Vec<&str> = classes
+        .iter()
+        .map(|c| c["class"].as_str().expect("name"))
+        .collect();
+    assert_eq!(found, vec!["trunk", "log_icon", "diamond_ore"]);
+    for c in classes {
+        // The fixture model finds each drawn object (IoU 0.92-0.99 with the drawing) above any
+        // false positive of its class, so precision is 1 at every recall level.
+        assert!(
+            (c["ap50"].as_f64().expect("ap50") - 1.0).abs() < 1e-9,
+            "{c}"
+        );
+        assert_eq!(c["recall"].as_f64(), Some(1.0), "{c}");
+        assert!(
+            c["ap50_95"].as_f64().expect("ap") < 1.0,
+            "boxes are not pixel-exact: {c}"
+        );
+    }
+    assert_eq!(report["model_sha256"].as_str().map(str::len), Some(64));
+    // Confusion: the diagonal holds every instance (no class mix-ups).
+    let confusion = report["confusion"].as_array().expect("confusion");
+    for (id, c) in [(0usize, &classes[0]), (1, &classes[1]), (16, &classes[2])] {
+        assert_eq!(confusion[id][id], c["instances"], "class {id}");
+    }
+}
+
+#[test]
+fn broken_label_line_is_named_with_file_and_line() {
+    let dir = tempfile::tempdir().expect("temp");
+    dataset_from_fixture_truth(dir.path(), &class_names());
+    let label = dir.path().join("val/labels/portrait.txt");
+    let text = std::fs::read_to_string(&label).expect("read") + "0 0.5 0.5\n";
+    let lines = text.lines().count();
+    std::fs::write(&label, text).expect("write");
+    let out = binary()
+        .args(["eval", "tests/fixtures/detector/tiny-raw.onnx"])
+        .arg(dir.path())
+        .args(["--split", "val"])
+        .env("VISTAWISE_ORT_LIB", support::ort_lib())
+        .output()
+        .expect("run");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("portrait.txt:{lines}")), "{err}");
+}
+
+#[test]
+fn dataset_classes_must_match_the_model() {
+    let dir = tempfile::tempdir().expect("temp");
+    let mut names = class_names();
+    names.swap(0, 1);
+    dataset_from_fixture_truth(dir.path(), &names);
+    let out = binary()
+        .args(["eval", "tests/fixtures/detector/tiny-raw.onnx"])
+        .arg(dir.path())
+        .env("VISTAWISE_ORT_LIB", support::ort_lib())
+        .output()
+        .expect("run");
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("do not match the model"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn agrees_with_ultralytics_val_within_0_01() {
+    // tests/fixtures/detector/evalset/ultralytics-val-raw.json was written by Ultralytics' own
+    // `val` (tools/detector/val_reference.py) on the same ONNX and images.
+    let reference: Value = serde_json::from_str(
+        &std::fs::read_to_string(support::fixture(
+            "detector/evalset/ultralytics-val-raw.json",
+        ))
+        .expect("read"),
+    )
+    .expect("json");
+    let report = eval_json(
+        "tests/fixtures/detector/tiny-raw.onnx",
+        &support::fixture("detector/evalset"),
+        &["--ap-method", "ultralytics"],
+    );
+    let ours = report["classes"].as_array().expect("classes");
+    let theirs: Vec<&Value> = reference["per_class"]
+        .as_array()
+        .expect("per_class")
+        .iter()
+        .filter(|c| c["instances"].as_u64() > Some(0))
+        .collect();
+    assert_eq!(ours.len(), theirs.len());
+    assert!(ours.len() >= 3);
+    for (o, t) in ours.iter().zip(&theirs) {
+        assert_eq!(o["class_id"], t["id"]);
+        assert_eq!(o["instances"], t["instances"]);
+        for (ok, tk) in [("ap50", "ap50"), ("ap50_95", "ap50_95")] {
+            let (a, b) = (
+                o[ok].as_f64().expect("ours"),
+                t[tk].as_f64().expect("theirs"),
+            );
+            assert!(
+                (a - b).abs() < 0.01,
+                "{} {ok}: ours {a:.4}, Ultralytics {b:.4}",
+                o["class"]
+            );
+        }
+        // The set is hard on purpose: AP is mid-range, where differences would show.
+        assert!(o["ap50"].as_f64().expect("ap") < 0.9, "{o}");
+    }
+    for (ok, tk) in [("map50", "mAP50"), ("map50_95", "mAP50-95")] {
+        let (a, b) = (
+            report[ok].as_f64().expect("ours"),
+            reference["totals"][tk].as_f64().expect("theirs"),
+        );
+        assert!(
+            (a - b).abs() < 0.01,
+            "{ok}: ours {a:.4}, Ultralytics {b:.4}"
+        );
+    }
+}
