@@ -6,5 +6,7 @@
 pub mod capture;
 pub mod config;
 pub mod dataset;
+pub mod knowledge;
 pub mod perception;
 pub mod policy;
+pub mod tasks;

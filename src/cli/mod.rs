@@ -4,6 +4,7 @@ mod config_cmd;
 mod detect;
 mod doctor;
 mod eval;
+mod kg;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -46,6 +47,9 @@ enum Command {
     Doctor(doctor::DoctorArgs),
     /// Measure a detector on a labelled YOLO dataset (AP50, AP50-95, P/R, confusion).
     Eval(eval::EvalArgs),
+    /// The knowledge graph: check it, see its stats, pool it for a task.
+    #[command(subcommand)]
+    Kg(kg::KgCommand),
 }
 
 /// What every command gets: the effective config and the explicit ONNX Runtime path.
@@ -78,7 +82,7 @@ pub fn run() -> Result<ExitCode> {
     overrides.extend(match &cli.command {
         Command::Detect(args) => args.overrides(),
         Command::Doctor(args) => args.overrides(),
-        Command::Config(_) | Command::Eval(_) => Vec::new(),
+        Command::Config(_) | Command::Eval(_) | Command::Kg(_) => Vec::new(),
     });
     let file = cli.config.clone().or_else(|| {
         let local = PathBuf::from("config/default.toml");
@@ -94,6 +98,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Config(cmd) => config_cmd::run(&ctx, &cmd),
         Command::Doctor(args) => doctor::run(&ctx, &args),
         Command::Eval(args) => eval::run(&ctx, &args),
+        Command::Kg(cmd) => kg::run(&ctx, &cmd),
     }
 }
 

@@ -1,0 +1,204 @@
+//! Turning a pooled graph into the prompt's knowledge, inventory and environment lines.
+//!
+//! Compact on purpose (the paper's names-only graph cut prompt tokens by 30%) and deterministic:
+//! equal inputs give byte-identical text.
+
+use serde::Serialize;
+
+use super::embed::VisualState;
+use super::graph::KnowledgeGraph;
+use super::pool::Subgraph;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PooledText {
+    /// One fact per line: "Log is used to craft Planks."
+    pub knowledge: String,
+    /// Items in the hotbar / open GUI with their slot positions.
+    pub inventory: String,
+    /// World objects with position, size and reach.
+    pub environment: String,
+}
+
+/// Textualizes the pooled subgraph; status lines cover the pooled nodes that were seen.
+pub fn textualize(kg: &KnowledgeGraph, pooled: &Subgraph, visual: &VisualState) -> PooledText {
+    let mut facts: Vec<(String, &str, String)> = pooled
+        .edges
+        .iter()
+        .filter_map(|e| kg.edge_triple(*e))
+        .map(|(a, r, b)| (a.to_string(), r.as_str(), b.to_string()))
+        .collect();
+    facts.sort();
+    let knowledge = facts
+        .iter()
+        .map(|(a, r, b)| format!("{a} {r} {b}."))
+        .collect::<Vec<_>>()
+        .join("\n");
+
+    let mut seen: Vec<(&str, &super::embed::VisualAttributes)> = pooled
+        .nodes
+        .iter()
+        .filter_map(|n| visual.attributes.get(n).map(|a| (kg.name(*n), a)))
+        .collect();
+    seen.sort_by(|a, b| a.0.cmp(b.0));
+
+    let inventory_parts: Vec<String> = seen
+        .iter()
+        .filter(|(_, a)| !a.icons.is_empty())
+        .map(|(name, a)| {
+            let slots = a
+                .icons
+                .iter()
+                .map(|i| format!("({:.0}, {:.0})", i.x, i.y))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let n = a.icons.len();
+            format!(
+                "{name}: {n} slot{} at {slots}",
+                if n == 1 { "" } else { "s" }
+            )
+        })
+        .collect();
+    let environment_parts: Vec<String> = seen
+        .iter()
+        .flat_map(|(name, a)| {
+            a.entities.iter().map(move |e| {
+                format!(
+                    "{name} at ({:.0}, {:.0}), size {:.0}x{:.0}, {}",
+                    e.x,
+                    e.y,
+                    e.w,
+                    e.h,
+                    if e.in_reach {
+                        "within reach"
+                    } else {
+                        "out of reach"
+                    }
+                )
+            })
+        })
+        .collect();
+    PooledText {
+        knowledge,
+        inventory: if inventory_parts.is_empty() {
+            "nothing relevant seen in the inventory".into()
+        } else {
+            inventory_parts.join("; ")
+        },
+        environment: if environment_parts.is_empty() {
+            "nothing relevant in view".into()
+        } else {
+            environment_parts.join("; ")
+        },
+    }
+}
+
+/// Graphviz of the whole graph with the pooled part highlighted (for `kg pool --dot`).
+pub fn to_dot(kg: &KnowledgeGraph, pooled: &Subgraph, visual: &VisualState) -> String {
+    let mut out = String::from(
+        "digraph kg {\n  rankdir=LR;\n  node [shape=box, style=rounded, fontname=Helvetica];\n",
+    );
+    let mut nodes: Vec<_> = kg.graph.node_indices().collect();
+    nodes.sort_by_key(|n| kg.name(*n).to_string());
+    for n in nodes {
+        let kept = pooled.nodes.contains(&n);
+        let seen = visual.has_attributes(n);
+        let style = match (kept, seen) {
+            (true, true) => {
+                "color=\"#1f77b4\", penwidth=2, style=\"rounded,filled\", fillcolor=\"#dbe9f6\""
+            }
+            (true, false) => "color=\"#1f77b4\", penwidth=2",
+            (false, true) => "color=\"#999999\", style=\"rounded,filled\", fillcolor=\"#eeeeee\"",
+            (false, false) => "color=\"#cccccc\", fontcolor=\"#999999\"",
+        };
+        out += &format!("  \"{}\" [{style}];\n", kg.name(n).replace('"', "\\\""));
+    }
+    let mut edges: Vec<_> = kg.graph.edge_indices().collect();
+    edges.sort_by_key(|e| {
+        kg.edge_triple(*e)
+            .map(|(a, r, b)| (a.to_string(), r, b.to_string()))
+    });
+    for e in edges {
+        if let Some((a, r, b)) = kg.edge_triple(e) {
+            let style = if pooled.edges.contains(&e) {
+                "color=\"#1f77b4\", penwidth=2"
+            } else {
+                "color=\"#dddddd\", fontcolor=\"#bbbbbb\""
+            };
+            out += &format!("  \"{a}\" -> \"{b}\" [label=\"{r}\", {style}];\n");
+        }
+    }
+    out += "}\n";
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::knowledge::embed::{EntitySighting, IconSighting};
+    use crate::knowledge::pool::{PathLimits, Strategy, pool};
+    use std::path::Path;
+
+    #[test]
+    fn pooled_text_is_compact_sorted_and_repeatable() {
+        let kg =
+            KnowledgeGraph::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("kg/minecraft.toml"))
+                .expect("graph");
+        let mut visual = VisualState::default();
+        let log = kg.node("Log").expect("node");
+        let trunk = kg.node("Trunk").expect("node");
+        let attrs = visual.attributes.entry(log).or_default();
+        attrs.icons.push(IconSighting {
+            x: 412.0,
+            y: 655.0,
+            conf: 0.9,
+        });
+        attrs.icons.push(IconSighting {
+            x: 452.0,
+            y: 655.0,
+            conf: 0.8,
+        });
+        visual
+            .attributes
+            .entry(trunk)
+            .or_default()
+            .entities
+            .push(EntitySighting {
+                x: 640.0,
+                y: 360.0,
+                w: 120.0,
+                h: 300.0,
+                conf: 0.9,
+                in_reach: true,
+            });
+        let target = kg.node("Planks").expect("node");
+        let limits = PathLimits {
+            max_length: 8,
+            max_paths: 10_000,
+        };
+        let (pooled, _) = pool(
+            &kg,
+            target,
+            "Obtain planks.",
+            &visual,
+            limits,
+            Strategy::PspThenEmp,
+        );
+        let text = textualize(&kg, &pooled, &visual);
+        assert_eq!(
+            text.knowledge,
+            "Log is used to craft Planks.\nPlayer can mine Trunk.\nTrunk outputs Log."
+        );
+        assert_eq!(text.inventory, "Log: 2 slots at (412, 655), (452, 655)");
+        assert_eq!(
+            text.environment,
+            "Trunk at (640, 360), size 120x300, within reach"
+        );
+        let again = textualize(&kg, &pooled, &visual);
+        assert_eq!(text, again);
+        let dot = to_dot(&kg, &pooled, &visual);
+        assert!(
+            dot.contains("\"Trunk\" -> \"Log\" [label=\"outputs\", color=\"#1f77b4\""),
+            "{dot}"
+        );
+    }
+}

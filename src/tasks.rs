@@ -1,0 +1,167 @@
+//! Tasks (`config/tasks.toml`): what the agent is asked to obtain, per game profile.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use toml::Spanned;
+
+#[derive(Debug, thiserror::Error)]
+pub enum TaskError {
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}: {message}")]
+    Invalid {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
+    #[error("no task \"{id}\" for profile {profile} in {path} (known: {})", .known.join(", "))]
+    Unknown {
+        id: String,
+        profile: String,
+        path: PathBuf,
+        known: Vec<String>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Task {
+    pub id: String,
+    pub profile: String,
+    /// Knowledge-graph node to obtain.
+    pub target: String,
+    /// The task prompt.
+    pub description: String,
+    /// Line of the task in its file (for errors found later, e.g. a target missing from the KG).
+    pub line: usize,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTasks {
+    task: Vec<Spanned<RawTask>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTask {
+    id: String,
+    profile: String,
+    target: String,
+    description: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct TaskList {
+    pub tasks: Vec<Task>,
+    pub source: PathBuf,
+}
+
+impl TaskList {
+    pub fn load(path: &Path) -> Result<Self, TaskError> {
+        let text = std::fs::read_to_string(path).map_err(|source| TaskError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let line_of = |offset: usize| text[..offset.min(text.len())].matches('\n').count() + 1;
+        let invalid = |line: usize, message: String| TaskError::Invalid {
+            path: path.to_path_buf(),
+            line,
+            message,
+        };
+        let raw: RawTasks = toml::from_str(&text).map_err(|e| {
+            invalid(
+                e.span().map(|s| line_of(s.start)).unwrap_or(1),
+                e.message().to_string(),
+            )
+        })?;
+        let mut seen: HashMap<(String, String), usize> = HashMap::new();
+        let mut tasks = Vec::new();
+        for t in raw.task {
+            let line = line_of(t.span().start);
+            let t = t.into_inner();
+            if t.id.trim().is_empty() || t.target.trim().is_empty() {
+                return Err(invalid(line, "id and target must not be empty".into()));
+            }
+            if let Some(first) = seen.insert((t.profile.clone(), t.id.clone()), line) {
+                return Err(invalid(
+                    line,
+                    format!(
+                        "task \"{}\" of profile {} is defined twice (first at line {first})",
+                        t.id, t.profile
+                    ),
+                ));
+            }
+            tasks.push(Task {
+                id: t.id,
+                profile: t.profile,
+                target: t.target,
+                description: t.description,
+                line,
+            });
+        }
+        Ok(TaskList {
+            tasks,
+            source: path.to_path_buf(),
+        })
+    }
+
+    pub fn for_profile<'a>(&'a self, profile: &'a str) -> impl Iterator<Item = &'a Task> + 'a {
+        self.tasks.iter().filter(move |t| t.profile == profile)
+    }
+
+    fn find(&self, profile: &str, id: &str) -> Option<&Task> {
+        self.tasks
+            .iter()
+            .find(|t| t.profile == profile && t.id == id)
+    }
+
+    pub fn get(&self, profile: &str, id: &str) -> Result<&Task, TaskError> {
+        self.find(profile, id).ok_or_else(|| TaskError::Unknown {
+            id: id.to_string(),
+            profile: profile.to_string(),
+            path: self.source.clone(),
+            known: self.for_profile(profile).map(|t| t.id.clone()).collect(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shipped_tasks_load_and_unknown_ids_list_the_known_ones() {
+        let list = TaskList::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("config/tasks.toml"))
+            .expect("tasks");
+        assert_eq!(
+            list.get("minecraft", "diamond").expect("task").target,
+            "Diamond"
+        );
+        let err = list
+            .get("minecraft", "netherite")
+            .expect_err("unknown")
+            .to_string();
+        assert!(err.contains("known: log, planks"), "{err}");
+    }
+
+    #[test]
+    fn duplicates_and_bad_keys_name_the_line() {
+        let dir = tempfile::tempdir().expect("temp");
+        let p = dir.path().join("tasks.toml");
+        let t = "[[task]]\nid = \"a\"\nprofile = \"m\"\ntarget = \"X\"\ndescription = \"d\"\n";
+        std::fs::write(&p, format!("{t}{t}")).expect("write");
+        let err = TaskList::load(&p).expect_err("duplicate").to_string();
+        assert!(
+            err.contains("tasks.toml:6:") && err.contains("first at line 1"),
+            "{err}"
+        );
+        std::fs::write(&p, "[[task]]\nid = \"a\"\ngoal = \"X\"\n").expect("write");
+        let err = TaskList::load(&p).expect_err("bad key").to_string();
+        assert!(err.contains("tasks.toml:3:"), "{err}");
+    }
+}

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Writes a detector's model card, models/<name>.json, from what the pipeline already measured:
+
+- the export sidecar `<model>.onnx.export.json` (export.py): sha256, input size, export args,
+  tool versions, the training run's command, epochs and best val metrics;
+- the dataset's `stats.json` (build_dataset.py): data sources and per-class counts per split;
+- `vistawise eval --json` reports (the project's own Rust runtime), one per split:
+  val, the real held-out test split (reported once per released model), the synthetic test split.
+
+Usage (repository root):
+    ./target/debug/vistawise eval models/minecraft-detector.onnx .work/detector/data --split val --json > val.json
+    ./target/debug/vistawise eval models/minecraft-detector.onnx ../shared/datasets/minecraft-real --split test --json > test-real.json
+    ./target/debug/vistawise eval models/minecraft-detector.onnx .work/detector/data --split test --json > test-synth.json
+    python tools/detector/model_card.py models/minecraft-detector.onnx --stats .work/detector/data/stats.json \
+        --eval val=val.json --eval test_real=test-real.json --eval test_synthetic=test-synth.json
+
+The card is checked before it is written: the sha256 of the ONNX must equal the one in the export sidecar and in
+every eval report, so numbers of another model can never end up on this card.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+
+def sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def per_class(report: dict) -> dict:
+    """Per-class numbers of a `vistawise eval --json` report, keyed by class name."""
+    return {
+        c["class"]: {k: c[k] for k in ("instances", "images", "ap50", "ap50_95", "precision", "recall")}
+        for c in report["classes"]
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("model", type=Path, help="the exported ONNX (its .export.json must sit next to it)")
+    ap.add_argument("--stats", type=Path, help="the dataset's stats.json from build_dataset.py")
+    ap.add_argument("--eval", action="append", default=[], metavar="NAME=FILE",
+                    help="a `vistawise eval --json` report (repeatable): val=..., test_real=..., test_synthetic=...")
+    ap.add_argument("--notes", default="", help="free text: what the numbers mean, known gaps")
+    ap.add_argument("--out", type=Path, help="default: the model path with .json")
+    args = ap.parse_args()
+
+    sidecar_path = args.model.with_name(args.model.name + ".export.json")
+    if not sidecar_path.is_file():
+        sys.exit(f"{sidecar_path} is missing: export the model with tools/detector/export.py")
+    sidecar = json.loads(sidecar_path.read_text())
+    digest = sha256(args.model)
+    if sidecar.get("sha256") != digest:
+        sys.exit(f"{sidecar_path} describes another file (sha256 {sidecar.get('sha256')} != {digest})")
+
+    evaluations = {}
+    for item in args.eval:
+        name, _, file = item.partition("=")
+        if not file:
+            sys.exit(f"--eval {item}: expected NAME=FILE")
+        report = json.loads(Path(file).read_text())
+        if report.get("model_sha256") != digest:
+            sys.exit(f"{file} was measured on another model (sha256 {report.get('model_sha256')})")
+        evaluations[name] = {
+            "dataset": report["dataset"],
+            "split": report["split"],
+            "images": report["images"],
+            "instances": report["instances"],
+            "ap_method": report["ap_method"],
+            "conf_for_precision_recall": report["conf"],
+            "map50": report["map50"],
+            "map50_95": report["map50_95"],
+            "per_class": per_class(report),
+        }
+
+    meta = sidecar["onnx"]["metadata"]
+    card = {
+        "name": args.model.stem,
+        "file": args.model.name,
+        "sha256": digest,
+        "size_bytes": args.model.stat().st_size,
+        "classes": sidecar.get("classes") or meta.get("names"),
+        "input_size_hw": sidecar["export"]["imgsz_hw"],
+        "output": sidecar["export"]["output"],
+        "data": json.loads(args.stats.read_text()) if args.stats else None,
+        "training": sidecar.get("training"),
+        "export": sidecar["export"],
+        "versions": sidecar["versions"],
+        "evaluation": evaluations,
+        "evaluated_with": "vistawise eval (the project's Rust runtime); AP is COCO-style 101-point",
+        "notes": args.notes,
+    }
+    out = args.out or args.model.with_suffix(".json")
+    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=out.name, suffix=".partial")
+    with os.fdopen(fd, "w") as f:
+        json.dump(card, f, indent=2)
+        f.write("\n")
+    os.replace(tmp, out)
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
