@@ -103,3 +103,47 @@ fn unknown_task_lists_the_known_ones() {
     assert_ne!(code, 0);
     assert!(err.contains("known: log, planks, stick"), "{err}");
 }
+
+#[test]
+fn retrieval_evaluation_reproduces_the_papers_ordering_on_our_cases() {
+    let (code, out, err) = run(&["kg", "eval", "kg/eval/minecraft-cases.toml", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert!(v["cases"].as_u64().expect("cases") >= 30);
+    let rate = |method: &str, key: &str| {
+        v["rates"]
+            .as_array()
+            .expect("rates")
+            .iter()
+            .find(|r| r["method"] == method)
+            .and_then(|r| r[key].as_f64())
+            .unwrap_or_else(|| panic!("{method} {key} missing: {out}"))
+    };
+    // Figure 4: PSP->EMP retrieves less redundant information than PSP or EMP alone...
+    assert!(rate("PSP->EMP", "fpr") < rate("PSP", "fpr"), "{out}");
+    assert!(rate("PSP->EMP", "fpr") < rate("EMP", "fpr"), "{out}");
+    // ...and misses far less than EMP->PSP, which breaks the paths before searching them.
+    assert!(rate("PSP->EMP", "fnr") < rate("EMP->PSP", "fnr"), "{out}");
+    // PSP alone keeps every path: nothing labelled is missed.
+    assert_eq!(rate("PSP", "fnr"), 0.0, "{out}");
+}
+
+#[test]
+fn a_case_naming_an_edge_that_does_not_exist_is_rejected_with_its_line() {
+    let dir = tempfile::tempdir().expect("temp");
+    let cases = dir.path().join("cases.toml");
+    std::fs::write(
+        &cases,
+        "[[case]]\nid = \"x\"\ntask = \"planks\"\nnodes = [\"Player\", \"Planks\"]\n\
+         edges = [[\"Player\", \"can mine\", \"Planks\"]]\n",
+    )
+    .expect("write");
+    let (code, _out, err) = run(&["kg", "eval", cases.to_str().expect("utf8")]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains(
+            "cases.toml:1: case x: edge \"Player\" can mine \"Planks\" is not in the graph"
+        ),
+        "{err}"
+    );
+}

@@ -19,6 +19,19 @@ pub enum KgCommand {
     Stats(GraphArgs),
     /// Pool the graph for a task (and detections) and print the prompt text or Graphviz.
     Pool(PoolArgs),
+    /// False positive / negative rates of the retrieval strategies on labelled cases.
+    Eval(EvalArgs),
+}
+
+#[derive(Args)]
+pub struct EvalArgs {
+    /// Labelled cases (e.g. kg/eval/minecraft-cases.toml).
+    pub cases: PathBuf,
+    #[command(flatten)]
+    pub graph: GraphArgs,
+    /// Print the rates as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args)]
@@ -73,6 +86,7 @@ pub fn run(ctx: &AppContext, cmd: &KgCommand) -> Result<ExitCode> {
         KgCommand::Check(args) => check(ctx, args),
         KgCommand::Stats(args) => stats(ctx, args),
         KgCommand::Pool(args) => pool(ctx, args),
+        KgCommand::Eval(args) => eval(ctx, args),
     }
 }
 
@@ -287,4 +301,43 @@ pub fn read_perception(path: &Path) -> Result<Perception> {
             path.display()
         )
     })
+}
+
+fn eval(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
+    use vistawise::knowledge::evaluate;
+    let (kg, tasks) = load(ctx, &args.graph)?;
+    let profile = &ctx.config().game.profile;
+    let cases = evaluate::load_cases(&args.cases, &kg, &tasks, profile)?;
+    if cases.is_empty() {
+        bail!("{} holds no cases", args.cases.display());
+    }
+    let rates = evaluate::evaluate(&kg, &tasks, profile, &cases, limits(ctx));
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "cases": cases.len(),
+                "graph": kg.source,
+                "rates": rates,
+            }))?
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "{} cases from {} on {} (nodes and edges counted together)",
+        cases.len(),
+        args.cases.display(),
+        kg.source.display()
+    );
+    println!(
+        "{:<10} {:>7} {:>7} {:>10} {:>10}",
+        "method", "FPR", "FNR", "retrieved", "labelled"
+    );
+    for r in &rates {
+        println!(
+            "{:<10} {:>7.3} {:>7.3} {:>10} {:>10}",
+            r.method, r.fpr, r.fnr, r.retrieved, r.expected
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }

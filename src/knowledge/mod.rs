@@ -2,6 +2,7 @@
 //! current step, retrieval-based pooling, and the text the prompt gets.
 
 pub mod embed;
+pub mod evaluate;
 pub mod graph;
 pub mod pool;
 pub mod text;

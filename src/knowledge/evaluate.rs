@@ -1,0 +1,310 @@
+//! Retrieval evaluation (the paper's Figure 4): labelled cases -> false positive and false
+//! negative rates of each retrieval strategy.
+//!
+//! A case is a task, what the detector saw, and the nodes and edges a knowledgeable player would
+//! want retrieved at that moment. Retrieved items are nodes and edges together:
+//! FPR = retrieved but not labelled / retrieved ("redundant information"),
+//! FNR = labelled but not retrieved / labelled ("missed information"), summed over all cases.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use toml::Spanned;
+
+use super::embed::embed;
+use super::graph::{KnowledgeGraph, Relation};
+use super::pool::{PathLimits, Strategy, Subgraph, pool};
+use crate::perception::{EnvironmentEntity, InventoryIcon, Perception};
+use crate::tasks::TaskList;
+
+#[derive(Debug, thiserror::Error)]
+pub enum CaseError {
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}: {message}")]
+    Invalid {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCases {
+    case: Vec<Spanned<RawCase>>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCase {
+    id: String,
+    task: String,
+    #[serde(default)]
+    note: String,
+    #[serde(default)]
+    entities: Vec<RawEntity>,
+    #[serde(default)]
+    icons: Vec<RawIcon>,
+    nodes: Vec<String>,
+    #[serde(default)]
+    edges: Vec<(String, String, String)>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEntity {
+    class: String,
+    x: f32,
+    y: f32,
+    w: f32,
+    h: f32,
+    in_reach: bool,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawIcon {
+    class: String,
+    x: f32,
+    y: f32,
+}
+
+/// One labelled case, resolved against the graph and the task list.
+#[derive(Debug, Clone)]
+pub struct Case {
+    pub id: String,
+    pub task: String,
+    pub note: String,
+    pub line: usize,
+    pub perception: Perception,
+    pub expected: BTreeSet<String>,
+}
+
+/// A node or edge as a comparable string: `Log` or `Log -is used to craft-> Planks`.
+fn node_item(name: &str) -> String {
+    name.to_string()
+}
+fn edge_item(from: &str, relation: Relation, to: &str) -> String {
+    format!("{from} -{relation}-> {to}")
+}
+
+pub fn subgraph_items(kg: &KnowledgeGraph, s: &Subgraph) -> BTreeSet<String> {
+    let mut items: BTreeSet<String> = s.nodes.iter().map(|n| node_item(kg.name(*n))).collect();
+    items.extend(
+        s.edges
+            .iter()
+            .filter_map(|e| kg.edge_triple(*e))
+            .map(|(a, r, b)| edge_item(a, r, b)),
+    );
+    items
+}
+
+/// Loads and validates cases: every task, class, node and edge must exist.
+pub fn load_cases(
+    path: &Path,
+    kg: &KnowledgeGraph,
+    tasks: &TaskList,
+    profile: &str,
+) -> Result<Vec<Case>, CaseError> {
+    let text = std::fs::read_to_string(path).map_err(|source| CaseError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let line_of = |offset: usize| text[..offset.min(text.len())].matches('\n').count() + 1;
+    let invalid = |line: usize, message: String| CaseError::Invalid {
+        path: path.to_path_buf(),
+        line,
+        message,
+    };
+    let raw: RawCases = toml::from_str(&text).map_err(|e| {
+        invalid(
+            e.span().map(|s| line_of(s.start)).unwrap_or(1),
+            e.message().to_string(),
+        )
+    })?;
+    let mut ids = BTreeSet::new();
+    let mut cases = Vec::new();
+    for spanned in raw.case {
+        let line = line_of(spanned.span().start);
+        let c = spanned.into_inner();
+        let bad = |m: String| invalid(line, format!("case {}: {m}", c.id));
+        if !ids.insert(c.id.clone()) {
+            return Err(bad("id used twice".into()));
+        }
+        let task = tasks
+            .get(profile, &c.task)
+            .map_err(|e| bad(e.to_string()))?;
+        let class_ok = |class: &str| kg.detector_classes.contains_key(class);
+        for e in &c.entities {
+            if !class_ok(&e.class) {
+                return Err(bad(format!("unknown detector class {}", e.class)));
+            }
+        }
+        for i in &c.icons {
+            if !class_ok(&i.class) {
+                return Err(bad(format!("unknown detector class {}", i.class)));
+            }
+        }
+        let mut expected = BTreeSet::new();
+        for n in &c.nodes {
+            if kg.node(n).is_none() {
+                return Err(bad(format!(
+                    "\"{n}\" is not a node of {}",
+                    kg.source.display()
+                )));
+            }
+            expected.insert(node_item(n));
+        }
+        for (a, r, b) in &c.edges {
+            let relation =
+                Relation::parse(r).ok_or_else(|| bad(format!("unknown relation \"{r}\"")))?;
+            let exists = kg.graph.edge_indices().any(|e| {
+                kg.edge_triple(e)
+                    .is_some_and(|(x, y, z)| x == a && y == relation && z == b)
+            });
+            if !exists {
+                return Err(bad(format!("edge \"{a}\" {r} \"{b}\" is not in the graph")));
+            }
+            if !c.nodes.contains(a) || !c.nodes.contains(b) {
+                return Err(bad(format!(
+                    "edge \"{a}\" {r} \"{b}\" joins nodes not labelled"
+                )));
+            }
+            expected.insert(edge_item(a, relation, b));
+        }
+        if !c.nodes.iter().any(|n| n == &task.target) {
+            return Err(bad(format!(
+                "the target \"{}\" must be labelled",
+                task.target
+            )));
+        }
+        let perception = Perception {
+            frame_w: 1280,
+            frame_h: 720,
+            entities: c
+                .entities
+                .iter()
+                .map(|e| EnvironmentEntity {
+                    class: e.class.clone(),
+                    x: e.x,
+                    y: e.y,
+                    w: e.w,
+                    h: e.h,
+                    conf: 1.0,
+                    in_reach: e.in_reach,
+                })
+                .collect(),
+            icons: c
+                .icons
+                .iter()
+                .map(|i| InventoryIcon {
+                    class: i.class.clone(),
+                    x: i.x,
+                    y: i.y,
+                    conf: 1.0,
+                })
+                .collect(),
+            hidden_by_gui: 0,
+        };
+        cases.push(Case {
+            id: c.id,
+            task: c.task,
+            note: c.note,
+            line,
+            perception,
+            expected,
+        });
+    }
+    Ok(cases)
+}
+
+/// Error counts of one method over all cases.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Rates {
+    pub method: String,
+    pub retrieved: usize,
+    pub expected: usize,
+    pub false_positives: usize,
+    pub false_negatives: usize,
+    pub fpr: f64,
+    pub fnr: f64,
+}
+
+impl Rates {
+    fn add(&mut self, retrieved: &BTreeSet<String>, expected: &BTreeSet<String>) {
+        self.retrieved += retrieved.len();
+        self.expected += expected.len();
+        self.false_positives += retrieved.difference(expected).count();
+        self.false_negatives += expected.difference(retrieved).count();
+    }
+    fn finish(mut self) -> Self {
+        self.fpr = ratio(self.false_positives, self.retrieved);
+        self.fnr = ratio(self.false_negatives, self.expected);
+        self
+    }
+}
+
+fn ratio(a: usize, b: usize) -> f64 {
+    if b == 0 { 0.0 } else { a as f64 / b as f64 }
+}
+
+pub const STRATEGIES: [(Strategy, &str); 4] = [
+    (Strategy::PspThenEmp, "PSP->EMP"),
+    (Strategy::EmpThenPsp, "EMP->PSP"),
+    (Strategy::PspOnly, "PSP"),
+    (Strategy::EmpOnly, "EMP"),
+];
+
+/// FPR/FNR of the four pooling strategies over the cases.
+pub fn evaluate(
+    kg: &KnowledgeGraph,
+    tasks: &TaskList,
+    profile: &str,
+    cases: &[Case],
+    limits: PathLimits,
+) -> Vec<Rates> {
+    STRATEGIES
+        .iter()
+        .map(|(strategy, name)| {
+            let mut rates = Rates {
+                method: name.to_string(),
+                ..Rates::default()
+            };
+            for c in cases {
+                // load_cases checked the task and its target.
+                let Ok(task) = tasks.get(profile, &c.task) else {
+                    continue;
+                };
+                let Some(target) = kg.node(&task.target) else {
+                    continue;
+                };
+                let visual = embed(kg, &c.perception);
+                let (pooled, _) = pool(kg, target, &task.description, &visual, limits, *strategy);
+                rates.add(&subgraph_items(kg, &pooled), &c.expected);
+            }
+            rates.finish()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_count_items_across_cases() {
+        let mut r = Rates::default();
+        let set = |xs: &[&str]| xs.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>();
+        r.add(&set(&["a", "b", "c", "d"]), &set(&["a", "b", "e"]));
+        r.add(&set(&["x"]), &set(&["x"]));
+        let r = r.finish();
+        assert_eq!((r.false_positives, r.false_negatives), (2, 1));
+        assert!((r.fpr - 2.0 / 5.0).abs() < 1e-12);
+        assert!((r.fnr - 1.0 / 4.0).abs() < 1e-12);
+    }
+}
