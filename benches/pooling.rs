@@ -8,8 +8,8 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use vistawise::knowledge::embed::IconSighting;
 use vistawise::knowledge::{KnowledgeGraph, PathLimits, Strategy, VisualState, pool};
+use vistawise::perception::InventoryIcon;
 
 /// A layered graph: Player -> layer 0 -> ... -> layer L-1 -> Target, each node with `fanout`
 /// edges to random nodes of the next two layers (deterministic LCG, no dependency needed).
@@ -71,7 +71,8 @@ fn bench(c: &mut Criterion) {
             .entry(kg.node(name).expect("node"))
             .or_default()
             .icons
-            .push(IconSighting {
+            .push(InventoryIcon {
+                class: name.into(),
                 x: 430.0,
                 y: 693.0,
                 conf: 0.9,

@@ -354,7 +354,7 @@ impl Config {
                 })?;
                 let parse_error = |e: toml::de::Error| ConfigError::Parse {
                     path: path.to_path_buf(),
-                    line: e.span().map(|s| line_of(&text, s.start)),
+                    line: e.span().map(|s| crate::toml_lines::line_at(&text, s.start)),
                     message: e.message().to_string(),
                 };
                 // Typed parse first: its errors carry the span of the offending key.
@@ -625,11 +625,6 @@ fn flatten(table: &toml::Table) -> BTreeMap<String, toml::Value> {
         }
     }
     out
-}
-
-/// 1-based line of a byte offset.
-fn line_of(text: &str, offset: usize) -> usize {
-    text[..offset.min(text.len())].matches('\n').count() + 1
 }
 
 /// Line where `section.key` is assigned in a TOML text (tables written as `[section]` blocks).

@@ -10,3 +10,4 @@ pub mod knowledge;
 pub mod perception;
 pub mod policy;
 pub mod tasks;
+pub mod toml_lines;

@@ -67,22 +67,17 @@ impl TaskList {
             path: path.to_path_buf(),
             source,
         })?;
-        let line_of = |offset: usize| text[..offset.min(text.len())].matches('\n').count() + 1;
         let invalid = |line: usize, message: String| TaskError::Invalid {
             path: path.to_path_buf(),
             line,
             message,
         };
-        let raw: RawTasks = toml::from_str(&text).map_err(|e| {
-            invalid(
-                e.span().map(|s| line_of(s.start)).unwrap_or(1),
-                e.message().to_string(),
-            )
-        })?;
+        let raw: RawTasks =
+            crate::toml_lines::from_str(&text).map_err(|(line, m)| invalid(line, m))?;
         let mut seen: HashMap<(String, String), usize> = HashMap::new();
         let mut tasks = Vec::new();
         for t in raw.task {
-            let line = line_of(t.span().start);
+            let line = crate::toml_lines::line_at(&text, t.span().start);
             let t = t.into_inner();
             if t.id.trim().is_empty() || t.target.trim().is_empty() {
                 return Err(invalid(line, "id and target must not be empty".into()));

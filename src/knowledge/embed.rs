@@ -9,31 +9,12 @@ use petgraph::graph::NodeIndex;
 use serde::Serialize;
 
 use super::graph::KnowledgeGraph;
-use crate::perception::Perception;
-
-/// A world object seen now.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct EntitySighting {
-    pub x: f32,
-    pub y: f32,
-    pub w: f32,
-    pub h: f32,
-    pub conf: f32,
-    pub in_reach: bool,
-}
-
-/// An item seen in the hotbar or an open GUI (its slot position).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct IconSighting {
-    pub x: f32,
-    pub y: f32,
-    pub conf: f32,
-}
+use crate::perception::{EnvironmentEntity, InventoryIcon, Perception};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct VisualAttributes {
-    pub entities: Vec<EntitySighting>,
-    pub icons: Vec<IconSighting>,
+    pub entities: Vec<EnvironmentEntity>,
+    pub icons: Vec<InventoryIcon>,
 }
 
 /// The visual attributes of one step, keyed by node.
@@ -71,28 +52,12 @@ pub fn embed(kg: &KnowledgeGraph, perception: &Perception) -> VisualState {
                 .entry(n)
                 .or_default()
                 .entities
-                .push(EntitySighting {
-                    x: e.x,
-                    y: e.y,
-                    w: e.w,
-                    h: e.h,
-                    conf: e.conf,
-                    in_reach: e.in_reach,
-                });
+                .push(e.clone());
         }
     }
     for i in &perception.icons {
         if let Some(n) = node_of(&i.class, &mut state) {
-            state
-                .attributes
-                .entry(n)
-                .or_default()
-                .icons
-                .push(IconSighting {
-                    x: i.x,
-                    y: i.y,
-                    conf: i.conf,
-                });
+            state.attributes.entry(n).or_default().icons.push(i.clone());
         }
     }
     // Stable order for the prompt: left to right, then top to bottom.

@@ -115,22 +115,16 @@ pub fn load_cases(
         path: path.to_path_buf(),
         source,
     })?;
-    let line_of = |offset: usize| text[..offset.min(text.len())].matches('\n').count() + 1;
     let invalid = |line: usize, message: String| CaseError::Invalid {
         path: path.to_path_buf(),
         line,
         message,
     };
-    let raw: RawCases = toml::from_str(&text).map_err(|e| {
-        invalid(
-            e.span().map(|s| line_of(s.start)).unwrap_or(1),
-            e.message().to_string(),
-        )
-    })?;
+    let raw: RawCases = crate::toml_lines::from_str(&text).map_err(|(line, m)| invalid(line, m))?;
     let mut ids = BTreeSet::new();
     let mut cases = Vec::new();
     for spanned in raw.case {
-        let line = line_of(spanned.span().start);
+        let line = crate::toml_lines::line_at(&text, spanned.span().start);
         let c = spanned.into_inner();
         let bad = |m: String| invalid(line, format!("case {}: {m}", c.id));
         if !ids.insert(c.id.clone()) {

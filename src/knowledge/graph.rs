@@ -144,20 +144,16 @@ impl KnowledgeGraph {
 
     /// Parses graph text; every problem found is reported (not only the first), each at its line.
     pub fn parse(text: &str, path: &Path) -> Result<Self, GraphError> {
-        let line = |span: std::ops::Range<usize>| {
-            text[..span.start.min(text.len())].matches('\n').count() + 1
-        };
+        let line = |span: std::ops::Range<usize>| crate::toml_lines::line_at(text, span.start);
         let problem = |at: usize, message: String| Problem {
             path: path.to_path_buf(),
             line: at,
             message,
         };
-        let raw: RawGraph = toml::from_str(text).map_err(|e| GraphError::Invalid {
-            problems: vec![problem(
-                e.span().map(&line).unwrap_or(1),
-                e.message().to_string(),
-            )],
-        })?;
+        let raw: RawGraph =
+            crate::toml_lines::from_str(text).map_err(|(at, m)| GraphError::Invalid {
+                problems: vec![problem(at, m)],
+            })?;
         let mut problems = Vec::new();
         let mut graph = DiGraph::new();
         let mut by_name: HashMap<String, NodeIndex> = HashMap::new();

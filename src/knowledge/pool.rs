@@ -308,7 +308,8 @@ mod tests {
             .entry(kg.node("Log").expect("node"))
             .or_default()
             .icons
-            .push(super::super::embed::IconSighting {
+            .push(crate::perception::InventoryIcon {
+                class: "log_icon".into(),
                 x: 1.0,
                 y: 2.0,
                 conf: 0.9,

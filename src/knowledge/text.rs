@@ -134,8 +134,8 @@ pub fn to_dot(kg: &KnowledgeGraph, pooled: &Subgraph, visual: &VisualState) -> S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::knowledge::embed::{EntitySighting, IconSighting};
     use crate::knowledge::pool::{PathLimits, Strategy, pool};
+    use crate::perception::{EnvironmentEntity, InventoryIcon};
     use std::path::Path;
 
     #[test]
@@ -147,12 +147,14 @@ mod tests {
         let log = kg.node("Log").expect("node");
         let trunk = kg.node("Trunk").expect("node");
         let attrs = visual.attributes.entry(log).or_default();
-        attrs.icons.push(IconSighting {
+        attrs.icons.push(InventoryIcon {
+            class: "log_icon".into(),
             x: 412.0,
             y: 655.0,
             conf: 0.9,
         });
-        attrs.icons.push(IconSighting {
+        attrs.icons.push(InventoryIcon {
+            class: "log_icon".into(),
             x: 452.0,
             y: 655.0,
             conf: 0.8,
@@ -162,7 +164,8 @@ mod tests {
             .entry(trunk)
             .or_default()
             .entities
-            .push(EntitySighting {
+            .push(EnvironmentEntity {
+                class: "trunk".into(),
                 x: 640.0,
                 y: 360.0,
                 w: 120.0,

@@ -1,0 +1,33 @@
+//! TOML data files with errors that point at a line: every loader of `config/`, `kg/` and case
+//! files reports `file:line: reason`, and this is where the line comes from.
+
+use serde::de::DeserializeOwned;
+
+/// 1-based line of a byte offset in `text`.
+pub fn line_at(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+/// Deserializes TOML; an error comes back as (line, message).
+pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, (usize, String)> {
+    toml::from_str(text).map_err(|e| {
+        (
+            e.span().map(|s| line_at(text, s.start)).unwrap_or(1),
+            e.message().to_string(),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_one_based_and_errors_carry_them() {
+        assert_eq!(line_at("a\nb\nc", 0), 1);
+        assert_eq!(line_at("a\nb\nc", 2), 2);
+        assert_eq!(line_at("a\nb\nc", 99), 3);
+        let err = from_str::<toml::Table>("a = 1\nb = \n").expect_err("bad");
+        assert_eq!(err.0, 2);
+    }
+}
