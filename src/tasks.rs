@@ -6,19 +6,12 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use toml::Spanned;
 
+use crate::toml_lines::{self, DataFileError};
+
 #[derive(Debug, thiserror::Error)]
 pub enum TaskError {
-    #[error("cannot read {path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("{path}:{line}: {message}")]
-    Invalid {
-        path: PathBuf,
-        line: usize,
-        message: String,
-    },
+    #[error(transparent)]
+    File(#[from] DataFileError),
     #[error("no task \"{id}\" for profile {profile} in {path} (known: {})", .known.join(", "))]
     Unknown {
         id: String,
@@ -63,33 +56,28 @@ pub struct TaskList {
 
 impl TaskList {
     pub fn load(path: &Path) -> Result<Self, TaskError> {
-        let text = std::fs::read_to_string(path).map_err(|source| TaskError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        let invalid = |line: usize, message: String| TaskError::Invalid {
-            path: path.to_path_buf(),
-            line,
-            message,
-        };
-        let raw: RawTasks =
-            crate::toml_lines::from_str(&text).map_err(|(line, m)| invalid(line, m))?;
+        let text = toml_lines::read(path)?;
+        let invalid = |line: usize, message: String| DataFileError::at(path, line, message);
+        let raw: RawTasks = toml_lines::from_str(&text).map_err(|(line, m)| invalid(line, m))?;
         let mut seen: HashMap<(String, String), usize> = HashMap::new();
         let mut tasks = Vec::new();
         for t in raw.task {
-            let line = crate::toml_lines::line_at(&text, t.span().start);
+            let line = toml_lines::line_at(&text, t.span().start);
             let t = t.into_inner();
             if t.id.trim().is_empty() || t.target.trim().is_empty() {
-                return Err(invalid(line, "id and target must not be empty".into()));
+                return Err(TaskError::File(invalid(
+                    line,
+                    "id and target must not be empty".into(),
+                )));
             }
             if let Some(first) = seen.insert((t.profile.clone(), t.id.clone()), line) {
-                return Err(invalid(
+                return Err(TaskError::File(invalid(
                     line,
                     format!(
                         "task \"{}\" of profile {} is defined twice (first at line {first})",
                         t.id, t.profile
                     ),
-                ));
+                )));
             }
             tasks.push(Task {
                 id: t.id,

@@ -1,7 +1,43 @@
 //! TOML data files with errors that point at a line: every loader of `config/`, `kg/` and case
 //! files reports `file:line: reason`, and this is where the line comes from.
 
+use std::path::{Path, PathBuf};
+
 use serde::de::DeserializeOwned;
+
+/// A data file that cannot be read, or is wrong at a line.
+#[derive(Debug, thiserror::Error)]
+pub enum DataFileError {
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}: {message}")]
+    Invalid {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
+}
+
+impl DataFileError {
+    pub fn at(path: &Path, line: usize, message: impl Into<String>) -> Self {
+        DataFileError::Invalid {
+            path: path.to_path_buf(),
+            line,
+            message: message.into(),
+        }
+    }
+}
+
+/// Reads a data file's text.
+pub fn read(path: &Path) -> Result<String, DataFileError> {
+    std::fs::read_to_string(path).map_err(|source| DataFileError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
 
 /// 1-based line of a byte offset in `text`.
 pub fn line_at(text: &str, offset: usize) -> usize {

@@ -7,7 +7,7 @@
 //! FNR = labelled but not retrieved / labelled ("missed information"), summed over all cases.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
@@ -17,21 +17,7 @@ use super::graph::{KnowledgeGraph, Relation};
 use super::pool::{PathLimits, Strategy, Subgraph, pool};
 use crate::perception::{EnvironmentEntity, InventoryIcon, Perception};
 use crate::tasks::TaskList;
-
-#[derive(Debug, thiserror::Error)]
-pub enum CaseError {
-    #[error("cannot read {path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("{path}:{line}: {message}")]
-    Invalid {
-        path: PathBuf,
-        line: usize,
-        message: String,
-    },
-}
+use crate::toml_lines::{self, DataFileError};
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -110,21 +96,14 @@ pub fn load_cases(
     kg: &KnowledgeGraph,
     tasks: &TaskList,
     profile: &str,
-) -> Result<Vec<Case>, CaseError> {
-    let text = std::fs::read_to_string(path).map_err(|source| CaseError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let invalid = |line: usize, message: String| CaseError::Invalid {
-        path: path.to_path_buf(),
-        line,
-        message,
-    };
-    let raw: RawCases = crate::toml_lines::from_str(&text).map_err(|(line, m)| invalid(line, m))?;
+) -> Result<Vec<Case>, DataFileError> {
+    let text = toml_lines::read(path)?;
+    let invalid = |line: usize, message: String| DataFileError::at(path, line, message);
+    let raw: RawCases = toml_lines::from_str(&text).map_err(|(line, m)| invalid(line, m))?;
     let mut ids = BTreeSet::new();
     let mut cases = Vec::new();
     for spanned in raw.case {
-        let line = crate::toml_lines::line_at(&text, spanned.span().start);
+        let line = toml_lines::line_at(&text, spanned.span().start);
         let c = spanned.into_inner();
         let bad = |m: String| invalid(line, format!("case {}: {m}", c.id));
         if !ids.insert(c.id.clone()) {
