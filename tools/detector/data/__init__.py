@@ -1,0 +1,1 @@
+"""Training-data builder for the vistawise detector (see tools/detector/README.md)."""

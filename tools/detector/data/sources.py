@@ -1,0 +1,132 @@
+"""Source registry. A source has a name and either
+
+* generates synthetic samples: ``generate(rng, split, index) -> Sample`` (image + boxes + meta), seeded per
+  image by the builder, or
+* lists existing labelled files: ``items(split) -> list[StaticItem]`` (linked into the dataset as they are).
+
+Register a new source with ``@register``. The Minetest auto-labelled frames can be added later as another
+static source (``items``) or a generating one, without touching the builder.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .assets import ICON_VERSIONS, WORLD_VERSIONS, Assets
+from .backgrounds import ALLOWED_REAL_SPLITS, LAVA_THRESHOLD, Frame, lava_fraction, list_real, load_frame
+from .gui import WINDOW_SIZES, compose_icons
+from .rng import choice
+from .world import compose_world
+
+REGISTRY: dict[str, type] = {}
+
+
+def register(cls):
+    REGISTRY[cls.name] = cls
+    return cls
+
+
+@dataclass
+class Sample:
+    image: np.ndarray  # RGB uint8, any size (the builder resizes to the output size)
+    boxes: list  # [(class_id, x1, y1, x2, y2)] pixels of IMAGE
+    meta: dict = field(default_factory=dict)  # texture_version, gui_scale, screen, window, background, ...
+
+
+@dataclass
+class StaticItem:
+    name: str  # output file name (unique within the split)
+    image: str  # absolute path of the existing image
+    label: str  # absolute path of its YOLO label file
+    meta: dict = field(default_factory=dict)
+
+
+@dataclass
+class Context:
+    assets: Assets
+    real_root: Path
+    backgrounds: dict  # synthetic split -> {"surface": [Frame], "cave": [Frame]}
+    options: dict
+
+
+class Source:
+    name = ""
+    synthetic = True
+
+    def __init__(self, ctx: Context):
+        self.ctx = ctx
+
+    def generate(self, rng: np.random.Generator, split: str, index: int) -> Sample:
+        raise NotImplementedError
+
+    def items(self, split: str) -> list[StaticItem]:
+        return []
+
+
+@register
+class RealSource(Source):
+    """The real frames (train/val only; test/ is held out and never used)."""
+
+    name = "real"
+    synthetic = False
+
+    def items(self, split):
+        if split not in ALLOWED_REAL_SPLITS:
+            return []
+        out = []
+        for fr in list_real(self.ctx.real_root, split):
+            meta = {"screen": "real_" + fr.kind, "background": "", "texture_version": "1.17.1" if fr.kind == "cave" else ""}
+            if fr.kind == "cave":
+                import cv2
+
+                im = cv2.imread(fr.image, cv2.IMREAD_REDUCED_COLOR_4)
+                if im is not None and lava_fraction(cv2.cvtColor(im, cv2.COLOR_BGR2RGB)) > LAVA_THRESHOLD:
+                    meta["flags"] = "unlabelled_lava_likely"
+            out.append(StaticItem("real_" + fr.name, fr.image, fr.label, meta))
+        return out
+
+
+def _pick_background(ctx: Context, rng, split: str, kinds) -> Frame:
+    pool = []
+    for k in kinds:
+        pool += ctx.backgrounds[split][k]
+    return pool[int(rng.integers(0, len(pool)))]
+
+
+@register
+class IconsSource(Source):
+    """Inventory icons in the hotbar / inventory / crafting table / furnace screens over a real frame."""
+
+    name = "icons"
+
+    def generate(self, rng, split, index):
+        version = choice(rng, ICON_VERSIONS)
+        fr = _pick_background(self.ctx, rng, split, ("surface", "cave"))
+        bg, bg_boxes = load_frame(fr)
+        img, boxes, meta = compose_icons(self.ctx.assets, rng, bg, bg_boxes, version)
+        meta["background"] = fr.name
+        return Sample(img, boxes, meta)
+
+
+@register
+class WorldSource(Source):
+    """Ore / bedrock / lava / water blocks rendered in perspective into real cave and surface frames."""
+
+    name = "world"
+
+    def generate(self, rng, split, index):
+        version = choice(rng, WORLD_VERSIONS)
+        outdoor = rng.random() < 0.35
+        fr = _pick_background(self.ctx, rng, split, ("surface",) if outdoor else ("cave",))
+        bg, bg_boxes = load_frame(fr)
+        W, H = choice(rng, WINDOW_SIZES)
+        f = min(1.0, self.ctx.options.get("max_side", 1280) / max(W, H))
+        size = (int(round(W * f)), int(round(H * f)))  # rendered directly at the saved size
+        img, boxes, meta = compose_world(self.ctx.assets, rng, bg, bg_boxes, version, outdoor, size,
+                                         box_mode=self.ctx.options.get("world_box_mode", "block"))
+        meta["window"] = f"{W}x{H}"
+        meta["background"] = fr.name
+        return Sample(img, boxes, meta)
