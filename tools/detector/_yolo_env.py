@@ -18,13 +18,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 ULTRALYTICS_VERSION = "8.4.190"  # pinned in tools/detector/requirements.txt
 
-# VistaWise class ids (fixed order; must match the Rust side and every data.yaml).
-VISTAWISE_NAMES = [
-    "trunk", "log_icon", "plank_icon", "stick_icon", "crafting_table_icon", "wood_pickaxe_icon",
-    "cobblestone_icon", "non_cobblestone_icon", "stone_pickaxe_icon", "coal_ore", "coal_icon", "iron_ore",
-    "iron_ore_icon", "iron_icon", "furnace_icon", "iron_pickaxe_icon", "diamond_ore", "diamond_icon",
-    "diamond_pickaxe_icon", "dirt_icon", "lava", "water", "bedrock",
-]  # fmt: skip
+# VistaWise class ids (fixed order; must match the Rust side and every data.yaml): one list, in data/classes.py.
+from data.classes import NAMES as VISTAWISE_NAMES  # noqa: E402
 
 # Held-out real test split: never trained on, never used for checkpoint selection or threshold tuning.
 HELDOUT_TEST = Path(os.environ.get("VISTAWISE_HELDOUT_TEST", "/work/shared/datasets/minecraft-real/test"))
@@ -116,6 +111,15 @@ def atomic_write_text(path: Path, text: str) -> None:
 
 def atomic_write_json(path: Path, obj) -> None:
     atomic_write_text(path, json.dumps(obj, indent=2, default=str) + "\n")
+
+
+def rel(p: Path) -> str:
+    """A path relative to the repository when it lies inside it (no local paths in sidecars)."""
+    p = Path(p).resolve()
+    try:
+        return str(p.relative_to(REPO))
+    except ValueError:
+        return str(p)
 
 
 def sha256_file(path: Path) -> str:

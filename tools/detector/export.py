@@ -163,17 +163,9 @@ def verify(onnx_path: Path, imgsz: list[int], expected_names: list[str], end2end
 # ----------------------------------------------------------------------------------------------------------------------
 # Training-run provenance
 # ----------------------------------------------------------------------------------------------------------------------
-def rel(p: Path) -> str:
-    p = Path(p).resolve()
-    try:
-        return str(p.relative_to(env.REPO))
-    except ValueError:
-        return str(p)
-
-
 def run_info(weights: Path, ckpt: dict) -> dict:
     run_dir = weights.resolve().parent.parent
-    info = {"run_dir": rel(run_dir), "weights": rel(weights)}
+    info = {"run_dir": env.rel(run_dir), "weights": env.rel(weights)}
     cmd = run_dir / "command.txt"
     if cmd.exists():
         info["command"] = cmd.read_text().strip().splitlines()
@@ -302,9 +294,9 @@ def main(argv=None) -> int:
     info["versions"].pop("cuda_available", None)
     env.atomic_write_json(out.with_name(out.name + ".export.json"), info)
     print(
-        f"[export] {rel(out)} ({info['size_bytes'] / 1e6:.2f} MB, sha256 {info['sha256'][:16]}...) "
+        f"[export] {env.rel(out)} ({info['size_bytes'] / 1e6:.2f} MB, sha256 {info['sha256'][:16]}...) "
         f"input {report['inputs'][0]['shape']} output {report['outputs'][0]['shape']}; "
-        f"verified with onnxruntime; {rel(out)}.export.json written ({time.time() - t0:.0f}s)"
+        f"verified with onnxruntime; {env.rel(out)}.export.json written ({time.time() - t0:.0f}s)"
     )
     return 0
 

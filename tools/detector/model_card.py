@@ -20,20 +20,14 @@ every eval report, so numbers of another model can never end up on this card.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import sys
 import tempfile
 from pathlib import Path
 
-
-def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _yolo_env as env  # noqa: E402
 
 
 def per_class(report: dict) -> dict:
@@ -58,7 +52,7 @@ def main() -> int:
     if not sidecar_path.is_file():
         sys.exit(f"{sidecar_path} is missing: export the model with tools/detector/export.py")
     sidecar = json.loads(sidecar_path.read_text())
-    digest = sha256(args.model)
+    digest = env.sha256_file(args.model)
     if sidecar.get("sha256") != digest:
         sys.exit(f"{sidecar_path} describes another file (sha256 {sidecar.get('sha256')} != {digest})")
 

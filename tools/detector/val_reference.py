@@ -69,14 +69,6 @@ def parse_args(argv=None):
     return ap.parse_args(argv)
 
 
-def rel(p: Path) -> str:
-    p = Path(p).resolve()
-    try:
-        return str(p.relative_to(env.REPO))
-    except ValueError:
-        return str(p)
-
-
 def r6(x):
     return None if x is None else round(float(x), 6)
 
@@ -152,8 +144,8 @@ def main(argv=None) -> int:
         "tool": "tools/detector/val_reference.py",
         "ultralytics": ultralytics.__version__,
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "model": {"file": model_path.name, "path": rel(model_path), "sha256": env.sha256_file(model_path)},
-        "data": {"yaml": rel(data_yaml), "split": args.split, "images": [rel(p) for p in env.split_dirs(data_yaml, args.split)]},
+        "model": {"file": model_path.name, "path": env.rel(model_path), "sha256": env.sha256_file(model_path)},
+        "data": {"yaml": env.rel(data_yaml), "split": args.split, "images": [env.rel(p) for p in env.split_dirs(data_yaml, args.split)]},
         "settings": {
             "imgsz": imgsz,
             "batch": int(va.batch),
@@ -224,7 +216,7 @@ def main(argv=None) -> int:
     print(
         f"[val_reference] {model_path.name} on {args.split} ({t['images']} images, {t['instances']} instances): "
         f"mAP50={t['mAP50']:.4f} mAP50-95={t['mAP50-95']:.4f} P={t['precision']:.4f} R={t['recall']:.4f} "
-        f"imgsz={imgsz} -> {rel(out)} ({time.time() - t0:.0f}s)"
+        f"imgsz={imgsz} -> {env.rel(out)} ({time.time() - t0:.0f}s)"
     )
     return 0
 
