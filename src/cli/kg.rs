@@ -114,7 +114,7 @@ fn check(ctx: &AppContext, args: &GraphArgs) -> Result<ExitCode> {
     let profile = &ctx.config().game.profile;
     let mut problems = Vec::new();
     // Every class the detector can report must land on a node (or its sightings are lost).
-    if let Some(classes) = detector_classes(&ctx.config().detector.model) {
+    if let Some(classes) = detector_classes(ctx) {
         for c in kg.unmapped_classes(&classes) {
             problems.push(format!(
                 "{}: detector class {c} (from {}) maps to no node: add it to [detector_classes]",
@@ -171,12 +171,14 @@ fn check(ctx: &AppContext, args: &GraphArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Class names of the configured detector, when its file is there and ONNX Runtime loads.
-fn detector_classes(model: &Path) -> Option<Vec<String>> {
+/// Class names of the configured detector, when its file is there and ONNX Runtime loads (found
+/// the same way as for every other command).
+fn detector_classes(ctx: &AppContext) -> Option<Vec<String>> {
+    let model = &ctx.config().detector.model;
     if !model.is_file() {
         return None;
     }
-    vistawise::perception::runtime::init(None).ok()?;
+    vistawise::perception::runtime::init(ctx.ort_lib().as_deref()).ok()?;
     vistawise::perception::Detector::load(model, 1)
         .ok()
         .map(|d| d.info().class_names.clone())
