@@ -31,6 +31,8 @@ pub struct Config {
     #[serde(default)]
     pub pooling: PoolingConfig,
     #[serde(default)]
+    pub embedding: EmbeddingConfig,
+    #[serde(default)]
     pub safety: SafetyConfig,
     #[serde(default)]
     pub session: SessionConfig,
@@ -141,6 +143,14 @@ pub struct MemoryConfig {
 pub struct PoolingConfig {
     pub max_path_length: usize,
     pub max_paths: usize,
+    pub similarity_threshold: f32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EmbeddingConfig {
+    pub model_dir: PathBuf,
+    pub threads: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -179,6 +189,7 @@ default_from_builtin!(
     LlmConfig => llm,
     MemoryConfig => memory,
     PoolingConfig => pooling,
+    EmbeddingConfig => embedding,
     SafetyConfig => safety,
     SessionConfig => session,
 );
@@ -297,6 +308,7 @@ impl Config {
             llm: StrictLlm,
             memory: StrictMemory,
             pooling: StrictPooling,
+            embedding: StrictEmbedding,
             safety: StrictSafety,
             session: StrictSession,
         }
@@ -317,7 +329,9 @@ impl Config {
         strict!(StrictLlm, LlmConfig, { base_url: String, model: String, api_key_env: String,
             timeout_secs: u64, max_retries: u32, output_mode: OutputMode, temperature: f32, max_tokens: u32 });
         strict!(StrictMemory, MemoryConfig, { recall_steps: usize });
-        strict!(StrictPooling, PoolingConfig, { max_path_length: usize, max_paths: usize });
+        strict!(StrictPooling, PoolingConfig, { max_path_length: usize, max_paths: usize,
+            similarity_threshold: f32 });
+        strict!(StrictEmbedding, EmbeddingConfig, { model_dir: PathBuf, threads: usize });
         strict!(StrictSafety, SafetyConfig, { max_steps: u64, max_minutes: f64, max_cost_usd: f64,
             emergency_stop_key: String, corner_stop_secs: f64 });
         strict!(StrictSession, SessionConfig, { dir: PathBuf, jpeg_quality: u8 });
@@ -332,6 +346,7 @@ impl Config {
             llm: s.llm.into(),
             memory: s.memory.into(),
             pooling: s.pooling.into(),
+            embedding: s.embedding.into(),
             safety: s.safety.into(),
             session: s.session.into(),
         }
@@ -502,6 +517,21 @@ impl Config {
             (1..=10_000_000).contains(&self.pooling.max_paths),
             "pooling.max_paths",
             "must be 1-10000000",
+        )?;
+        check(
+            (-1.0..=1.0).contains(&self.pooling.similarity_threshold),
+            "pooling.similarity_threshold",
+            "must be a cosine similarity in [-1, 1]",
+        )?;
+        check(
+            !self.embedding.model_dir.as_os_str().is_empty(),
+            "embedding.model_dir",
+            "must name a folder",
+        )?;
+        check(
+            (1..=64).contains(&self.embedding.threads),
+            "embedding.threads",
+            "must be 1-64",
         )?;
         let s = &self.safety;
         check(

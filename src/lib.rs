@@ -6,6 +6,7 @@
 pub mod capture;
 pub mod config;
 pub mod dataset;
+pub mod embedding;
 pub mod knowledge;
 pub mod perception;
 pub mod policy;

@@ -32,6 +32,15 @@ pub struct EvalArgs {
     /// Print the rates as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Cosine threshold of the similarity baseline [default: pooling.similarity_threshold].
+    #[arg(long, value_name = "COS")]
+    pub similarity_threshold: Option<f32>,
+    /// Sentence-embedding model folder [default: embedding.model_dir].
+    #[arg(long, value_name = "DIR")]
+    pub embedding_model: Option<PathBuf>,
+    /// Leave out the similarity baseline (no embedding model needed).
+    #[arg(long)]
+    pub no_similarity: bool,
 }
 
 #[derive(Args)]
@@ -313,7 +322,10 @@ fn eval(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
     if cases.is_empty() {
         bail!("{} holds no cases", args.cases.display());
     }
-    let rates = evaluate::evaluate(&kg, &tasks, profile, &cases, limits(ctx));
+    let mut rates = evaluate::evaluate(&kg, &tasks, profile, &cases, limits(ctx));
+    if !args.no_similarity {
+        rates.push(similarity_rates(ctx, args, &kg, &tasks, &cases)?);
+    }
     if args.json {
         println!(
             "{}",
@@ -332,14 +344,50 @@ fn eval(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
         kg.source.display()
     );
     println!(
-        "{:<10} {:>7} {:>7} {:>10} {:>10}",
+        "{:<16} {:>7} {:>7} {:>10} {:>10}",
         "method", "FPR", "FNR", "retrieved", "labelled"
     );
     for r in &rates {
         println!(
-            "{:<10} {:>7.3} {:>7.3} {:>10} {:>10}",
+            "{:<16} {:>7.3} {:>7.3} {:>10} {:>10}",
             r.method, r.fpr, r.fnr, r.retrieved, r.expected
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The similarity baseline's rates; needs ONNX Runtime and the MiniLM model folder.
+fn similarity_rates(
+    ctx: &AppContext,
+    args: &EvalArgs,
+    kg: &KnowledgeGraph,
+    tasks: &TaskList,
+    cases: &[vistawise::knowledge::evaluate::Case],
+) -> Result<vistawise::knowledge::evaluate::Rates> {
+    use vistawise::embedding::SentenceEncoder;
+    use vistawise::knowledge::similarity::SimilarityRetriever;
+    let config = ctx.config();
+    let threshold = args
+        .similarity_threshold
+        .unwrap_or(config.pooling.similarity_threshold);
+    if !(-1.0..=1.0).contains(&threshold) {
+        bail!("--similarity-threshold {threshold}: must be a cosine similarity in [-1, 1]");
+    }
+    let dir = args
+        .embedding_model
+        .clone()
+        .unwrap_or_else(|| config.embedding.model_dir.clone());
+    vistawise::perception::runtime::init(ctx.ort_lib().as_deref())
+        .context("the similarity baseline needs ONNX Runtime (or pass --no-similarity)")?;
+    let mut encoder = SentenceEncoder::load(&dir, config.embedding.threads)
+        .context("the similarity baseline needs the MiniLM model (or pass --no-similarity)")?;
+    let mut retriever = SimilarityRetriever::new(&mut encoder);
+    Ok(vistawise::knowledge::evaluate::evaluate_similarity(
+        kg,
+        tasks,
+        &config.game.profile,
+        cases,
+        &mut retriever,
+        threshold,
+    )?)
 }

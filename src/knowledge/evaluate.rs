@@ -12,9 +12,13 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
-use super::embed::embed;
+use petgraph::graph::NodeIndex;
+
+use super::embed::{VisualState, embed};
 use super::graph::{KnowledgeGraph, Relation};
 use super::pool::{PathLimits, Strategy, Subgraph, pool};
+use super::similarity::SimilarityRetriever;
+use crate::embedding::EmbeddingError;
 use crate::perception::{EnvironmentEntity, InventoryIcon, Perception};
 use crate::tasks::TaskList;
 use crate::toml_lines::{self, DataFileError};
@@ -244,25 +248,61 @@ pub fn evaluate(
     STRATEGIES
         .iter()
         .map(|(strategy, name)| {
-            let mut rates = Rates {
-                method: name.to_string(),
-                ..Rates::default()
-            };
-            for c in cases {
-                // load_cases checked the task and its target.
-                let Ok(task) = tasks.get(profile, &c.task) else {
-                    continue;
-                };
-                let Some(target) = kg.node(&task.target) else {
-                    continue;
-                };
-                let visual = embed(kg, &c.perception);
-                let (pooled, _) = pool(kg, target, &task.description, &visual, limits, *strategy);
-                rates.add(&subgraph_items(kg, &pooled), &c.expected);
+            let pooled = rates_of(kg, tasks, profile, cases, name, |target, prompt, visual| {
+                Ok::<_, std::convert::Infallible>(
+                    pool(kg, target, prompt, visual, limits, *strategy).0,
+                )
+            });
+            match pooled {
+                Ok(rates) => rates,
+                Err(never) => match never {},
             }
-            rates.finish()
         })
         .collect()
+}
+
+/// FPR/FNR of the similarity baseline (nodes whose text embedding is within `threshold` cosine
+/// similarity of the task prompt's).
+pub fn evaluate_similarity(
+    kg: &KnowledgeGraph,
+    tasks: &TaskList,
+    profile: &str,
+    cases: &[Case],
+    retriever: &mut SimilarityRetriever,
+    threshold: f32,
+) -> Result<Rates, EmbeddingError> {
+    let name = format!("similarity@{threshold}");
+    rates_of(kg, tasks, profile, cases, &name, |_, prompt, visual| {
+        retriever.retrieve(kg, prompt, visual, threshold)
+    })
+}
+
+/// Runs one retrieval method over every case and counts its errors.
+fn rates_of<E>(
+    kg: &KnowledgeGraph,
+    tasks: &TaskList,
+    profile: &str,
+    cases: &[Case],
+    method: &str,
+    mut retrieve: impl FnMut(NodeIndex, &str, &VisualState) -> Result<Subgraph, E>,
+) -> Result<Rates, E> {
+    let mut rates = Rates {
+        method: method.to_string(),
+        ..Rates::default()
+    };
+    for c in cases {
+        // load_cases checked the task and its target.
+        let Ok(task) = tasks.get(profile, &c.task) else {
+            continue;
+        };
+        let Some(target) = kg.node(&task.target) else {
+            continue;
+        };
+        let visual = embed(kg, &c.perception);
+        let retrieved = retrieve(target, &task.description, &visual)?;
+        rates.add(&subgraph_items(kg, &retrieved), &c.expected);
+    }
+    Ok(rates.finish())
 }
 
 #[cfg(test)]

