@@ -10,5 +10,6 @@ pub mod embedding;
 pub mod knowledge;
 pub mod perception;
 pub mod policy;
+pub mod skills;
 pub mod tasks;
 pub mod toml_lines;

@@ -42,6 +42,8 @@ pub struct WindowInfo {
     pub width: u32,
     pub height: u32,
     pub minimized: bool,
+    /// Has the keyboard focus (the window manager's active window).
+    pub focused: bool,
 }
 
 /// Every top-level window on the current display.
@@ -65,6 +67,7 @@ pub fn list() -> Result<Vec<WindowInfo>, WindowError> {
             width: w.width().unwrap_or(0),
             height: w.height().unwrap_or(0),
             minimized: w.is_minimized().unwrap_or(false),
+            focused: w.is_focused().unwrap_or(false),
         })
         .collect())
 }
@@ -101,6 +104,7 @@ mod tests {
             width: 854,
             height: 480,
             minimized,
+            focused: false,
         }
     }
 

@@ -5,6 +5,7 @@ mod detect;
 mod doctor;
 mod eval;
 mod kg;
+mod skills;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -50,6 +51,9 @@ enum Command {
     /// The knowledge graph: check it, see its stats, pool it for a task.
     #[command(subcommand)]
     Kg(kg::KgCommand),
+    /// The skill library: list it, run one skill (dry-run shows the events).
+    #[command(subcommand)]
+    Skills(skills::SkillsCommand),
 }
 
 /// What every command gets: the effective config and the explicit ONNX Runtime path.
@@ -82,7 +86,7 @@ pub fn run() -> Result<ExitCode> {
     overrides.extend(match &cli.command {
         Command::Detect(args) => args.overrides(),
         Command::Doctor(args) => args.overrides(),
-        Command::Config(_) | Command::Eval(_) | Command::Kg(_) => Vec::new(),
+        Command::Config(_) | Command::Eval(_) | Command::Kg(_) | Command::Skills(_) => Vec::new(),
     });
     let file = cli.config.clone().or_else(|| {
         let local = PathBuf::from("config/default.toml");
@@ -99,6 +103,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Doctor(args) => doctor::run(&ctx, &args),
         Command::Eval(args) => eval::run(&ctx, &args),
         Command::Kg(cmd) => kg::run(&ctx, &cmd),
+        Command::Skills(cmd) => skills::run(&ctx, &cmd),
     }
 }
 

@@ -188,6 +188,26 @@ pub struct TestWindow {
 
 impl TestWindow {
     pub fn open(display: &str, title: &str, width: u16, height: u16) -> TestWindow {
+        Self::open_with(display, title, width, height, EventMask::NO_EVENT)
+    }
+
+    /// A window that records the keyboard and pointer input it receives (see [`Self::input`]).
+    pub fn open_recording(display: &str, title: &str, width: u16, height: u16) -> TestWindow {
+        let mask = EventMask::KEY_PRESS
+            | EventMask::KEY_RELEASE
+            | EventMask::BUTTON_PRESS
+            | EventMask::BUTTON_RELEASE
+            | EventMask::POINTER_MOTION;
+        Self::open_with(display, title, width, height, mask)
+    }
+
+    fn open_with(
+        display: &str,
+        title: &str,
+        width: u16,
+        height: u16,
+        input: EventMask,
+    ) -> TestWindow {
         let (conn, screen_num) = x11rb::connect(Some(display)).expect("connect to X");
         let screen = conn.setup().roots[screen_num].clone();
         let id = conn.generate_id().expect("window id");
@@ -204,7 +224,7 @@ impl TestWindow {
             0,
             &CreateWindowAux::new()
                 .background_pixel(0x00_40_80_40)
-                .event_mask(EventMask::EXPOSURE | EventMask::STRUCTURE_NOTIFY),
+                .event_mask(EventMask::EXPOSURE | EventMask::STRUCTURE_NOTIFY | input),
         )
         .expect("create window");
         let utf8 = intern(&conn, b"UTF8_STRING");
@@ -246,6 +266,67 @@ impl TestWindow {
             .and_then(|c| c.reply().ok())
             .and_then(|r| r.value32().map(|v| v.collect::<Vec<u32>>()))
             .is_some_and(|ids| ids.contains(&self.id))
+    }
+}
+
+/// Input a recording window received. Keys are keysyms (e.g. 0x77 'w', 0xffe1 Shift); pointer
+/// positions are window-relative.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Received {
+    KeyPress(u32),
+    KeyRelease(u32),
+    ButtonPress { button: u8, x: i16, y: i16 },
+    ButtonRelease { button: u8, x: i16, y: i16 },
+    Motion { x: i16, y: i16 },
+}
+
+impl TestWindow {
+    /// Drains the input events received so far.
+    pub fn input(&self) -> Vec<Received> {
+        use x11rb::protocol::Event;
+        let setup = self.conn.setup();
+        let (min, max) = (setup.min_keycode, setup.max_keycode);
+        let map = self
+            .conn
+            .get_keyboard_mapping(min, max - min + 1)
+            .expect("keyboard mapping")
+            .reply()
+            .expect("keyboard mapping reply");
+        let per = usize::from(map.keysyms_per_keycode.max(1));
+        let sym = |code: u8| map.keysyms[usize::from(code - min) * per];
+        let mut out = Vec::new();
+        while let Some(event) = self.conn.poll_for_event().expect("X connection") {
+            out.push(match event {
+                Event::KeyPress(e) => Received::KeyPress(sym(e.detail)),
+                Event::KeyRelease(e) => Received::KeyRelease(sym(e.detail)),
+                Event::ButtonPress(e) => Received::ButtonPress {
+                    button: e.detail,
+                    x: e.event_x,
+                    y: e.event_y,
+                },
+                Event::ButtonRelease(e) => Received::ButtonRelease {
+                    button: e.detail,
+                    x: e.event_x,
+                    y: e.event_y,
+                },
+                Event::MotionNotify(e) => Received::Motion {
+                    x: e.event_x,
+                    y: e.event_y,
+                },
+                _ => continue,
+            });
+        }
+        out
+    }
+
+    /// Asks the window manager to activate (focus and raise) the window, and waits for it.
+    pub fn activate(&self, display: &str) {
+        let status = Command::new("xdotool")
+            .args(["windowactivate", "--sync", &self.id.to_string()])
+            .env("DISPLAY", display)
+            .status()
+            .expect("xdotool is not installed: run scripts/setup.sh --with-x");
+        assert!(status.success(), "xdotool windowactivate failed");
     }
 }
 

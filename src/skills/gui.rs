@@ -1,0 +1,753 @@
+//! GUI geometry (`config/games/<game>.toml` `[gui]`): where a named slot is, in window pixels,
+//! for a window size and GUI scale.
+//!
+//! Skills say `inventory.craft.0` or `hud.hotbar.4`, never pixels, so one profile file covers
+//! every window size and scale, and a wrong number is fixed in data, once. Positions follow the
+//! game's own integer arithmetic (Minecraft's `ScaledResolution` / `Window.setGuiScale` and
+//! `GuiContainer.initGui` / `AbstractContainerScreen.init`), so a centre is exact, not estimated.
+//! Window coordinates are pixels from the window's top-left corner.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::config::GuiScale;
+use crate::toml_lines::{self, DataFileError};
+
+/// Minecraft's "auto" GUI scale keeps the scaled window at least this wide...
+pub const MIN_SCALED_WIDTH: u32 = 320;
+/// ...and this tall.
+pub const MIN_SCALED_HEIGHT: u32 = 240;
+
+/// The GUI scale Minecraft uses for a window: the largest `s` (at most the fixed scale, unbounded
+/// for `Auto` or `Fixed(0)`, which is what the game stores for "auto") with
+/// `window_w / s >= 320` and `window_h / s >= 240`, and at least 1.
+///
+/// A fixed scale that does not fit is clamped, as the game does: 1280x720 at scale 4 draws at 3.
+/// The "force Unicode font" even-scale rule is not modelled (the option must be off).
+pub fn effective_scale(window_w: u32, window_h: u32, scale: GuiScale) -> u32 {
+    let limit = match scale {
+        GuiScale::Fixed(n) if n > 0 => u32::from(n),
+        _ => u32::MAX,
+    };
+    let mut s = 1;
+    while s < limit
+        && window_w / (s + 1) >= MIN_SCALED_WIDTH
+        && window_h / (s + 1) >= MIN_SCALED_HEIGHT
+    {
+        s += 1;
+    }
+    s
+}
+
+/// A location that names no slot; the message lists what exists.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GuiError {
+    #[error("\"{0}\" is not a GUI location: expected <screen>.<region>[.<index>]")]
+    Malformed(String),
+    #[error("{location}: no GUI screen \"{screen}\" (known: {})", .known.join(", "))]
+    UnknownScreen {
+        location: String,
+        screen: String,
+        known: Vec<String>,
+    },
+    #[error("{location}: screen {screen} has no slot region \"{region}\" (known: {})", .known.join(", "))]
+    UnknownRegion {
+        location: String,
+        screen: String,
+        region: String,
+        known: Vec<String>,
+    },
+    #[error("{location}: {region} has {count} slots, so it needs an index 0-{}", .count - 1)]
+    BadIndex {
+        location: String,
+        region: String,
+        count: u32,
+    },
+    #[error("{location}: {region} is a single slot and takes no index")]
+    UnexpectedIndex { location: String, region: String },
+}
+
+/// Where a screen's panel sits in the scaled window.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Anchor {
+    /// Centred: left = (scaled_w - w) / 2, top = (scaled_h - h) / 2 (container screens).
+    #[default]
+    Center,
+    /// Centred horizontally on the bottom edge: left as for `Center`, top = scaled_h - h (the HUD
+    /// hotbar; the game's `scaled_w / 2 - 91` is the same left for its even width 182).
+    BottomCenter,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Screen {
+    size: (u32, u32),
+    anchor: Anchor,
+    regions: BTreeMap<String, Region>,
+}
+
+/// A grid of slots, row-major, `pitch` GUI pixels apart.
+#[derive(Debug, Clone, PartialEq)]
+struct Region {
+    origin: (u32, u32),
+    columns: u32,
+    rows: u32,
+    pitch: u32,
+}
+
+impl Region {
+    fn count(&self) -> u32 {
+        self.columns.saturating_mul(self.rows)
+    }
+}
+
+/// The `[gui]` part of a game profile: every screen's panel and slot regions, in GUI pixels.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GuiGeometry {
+    slot_size: u32,
+    screens: BTreeMap<String, Screen>,
+}
+
+// The top level is not strict: `[keys]` and other parts of the profile belong to other loaders.
+#[derive(Deserialize)]
+struct RawProfile {
+    gui: Spanned<RawGui>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGui {
+    slot_size: Spanned<u32>,
+    pitch: Spanned<u32>,
+    screens: BTreeMap<String, Spanned<RawScreen>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawScreen {
+    size: Spanned<[u32; 2]>,
+    #[serde(default)]
+    anchor: Anchor,
+    regions: BTreeMap<String, Spanned<RawRegion>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRegion {
+    origin: [u32; 2],
+    #[serde(default = "one")]
+    columns: u32,
+    #[serde(default = "one")]
+    rows: u32,
+    pitch: Option<u32>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// Turns a checked value's span into `file:line: message`.
+struct Lines<'a> {
+    text: &'a str,
+    path: &'a Path,
+}
+
+impl Lines<'_> {
+    fn error<T>(&self, at: &Spanned<T>, message: impl Into<String>) -> DataFileError {
+        DataFileError::at(
+            self.path,
+            toml_lines::line_at(self.text, at.span().start),
+            message,
+        )
+    }
+
+    fn screen(
+        &self,
+        name: &str,
+        raw: Spanned<RawScreen>,
+        slot_size: u32,
+        pitch: u32,
+    ) -> Result<Screen, DataFileError> {
+        let key = format!("gui.screens.{name}");
+        if !valid_name(name) {
+            return Err(self.error(&raw, format!("{key}: {NAME_RULE}")));
+        }
+        if raw.get_ref().regions.is_empty() {
+            return Err(self.error(&raw, format!("{key}: no slot regions defined")));
+        }
+        let raw = raw.into_inner();
+        let [w, h] = *raw.size.get_ref();
+        if w == 0 || h == 0 {
+            return Err(self.error(&raw.size, format!("{key}.size must be at least 1 x 1")));
+        }
+        let mut regions = BTreeMap::new();
+        for (rname, r) in raw.regions {
+            let key = format!("{key}.regions.{rname}");
+            if !valid_name(&rname) {
+                return Err(self.error(&r, format!("{key}: {NAME_RULE}")));
+            }
+            let region = region(r.get_ref(), (w, h), slot_size, pitch)
+                .map_err(|m| self.error(&r, format!("{key}: {m}")))?;
+            regions.insert(rname, region);
+        }
+        Ok(Screen {
+            size: (w, h),
+            anchor: raw.anchor,
+            regions,
+        })
+    }
+}
+
+const NAME_RULE: &str = "a name is lower-case letters, digits and '_'";
+
+/// Checks one region against its panel: `default_pitch` is `[gui] pitch`.
+fn region(
+    raw: &RawRegion,
+    (w, h): (u32, u32),
+    slot_size: u32,
+    default_pitch: u32,
+) -> Result<Region, String> {
+    if raw.columns == 0 || raw.rows == 0 {
+        return Err("columns and rows must be at least 1".into());
+    }
+    let pitch = raw.pitch.unwrap_or(default_pitch);
+    if pitch < slot_size && (raw.columns > 1 || raw.rows > 1) {
+        return Err(format!(
+            "pitch {pitch} is less than slot_size {slot_size}: slots would overlap"
+        ));
+    }
+    // The last slot must end inside the panel: catches a mistyped origin or count.
+    let end = |origin: u32, n: u32| {
+        u64::from(origin) + u64::from(n - 1) * u64::from(pitch) + u64::from(slot_size)
+    };
+    let [x, y] = raw.origin;
+    let (x_end, y_end) = (end(x, raw.columns), end(y, raw.rows));
+    if x_end > u64::from(w) || y_end > u64::from(h) {
+        return Err(format!(
+            "the last slot ends at ({x_end}, {y_end}), outside the {w} x {h} panel"
+        ));
+    }
+    Ok(Region {
+        origin: (x, y),
+        columns: raw.columns,
+        rows: raw.rows,
+        pitch,
+    })
+}
+
+impl GuiGeometry {
+    /// Reads the `[gui]` part of a game profile file.
+    pub fn load(path: &Path) -> Result<Self, DataFileError> {
+        let text = toml_lines::read(path)?;
+        Self::parse(&text, path)
+    }
+
+    /// Parses a game profile's text; `path` only names the file in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<Self, DataFileError> {
+        let raw: RawProfile =
+            toml_lines::from_str(text).map_err(|(line, m)| DataFileError::at(path, line, m))?;
+        let at = Lines { text, path };
+        if raw.gui.get_ref().screens.is_empty() {
+            return Err(at.error(&raw.gui, "gui.screens: no screens defined"));
+        }
+        let gui = raw.gui.into_inner();
+        let slot_size = *gui.slot_size.get_ref();
+        if slot_size == 0 {
+            return Err(at.error(&gui.slot_size, "gui.slot_size must be at least 1"));
+        }
+        let pitch = *gui.pitch.get_ref();
+        if pitch < slot_size {
+            return Err(at.error(
+                &gui.pitch,
+                format!(
+                    "gui.pitch {pitch} is less than slot_size {slot_size}: slots would overlap"
+                ),
+            ));
+        }
+        let screens = gui
+            .screens
+            .into_iter()
+            .map(|(name, raw)| {
+                let screen = at.screen(&name, raw, slot_size, pitch)?;
+                Ok((name, screen))
+            })
+            .collect::<Result<_, DataFileError>>()?;
+        Ok(GuiGeometry { slot_size, screens })
+    }
+
+    /// Every valid location, sorted by screen and region, then by index: `hud.hotbar.0`, ...
+    /// A one-slot region is named without an index (`furnace.fuel`).
+    pub fn locations(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (sname, screen) in &self.screens {
+            for (rname, region) in &screen.regions {
+                match region.count() {
+                    1 => out.push(format!("{sname}.{rname}")),
+                    n => out.extend((0..n).map(|i| format!("{sname}.{rname}.{i}"))),
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether `location` names a slot, without a window (for the skill loader's checks).
+    pub fn check(&self, location: &str) -> Result<(), GuiError> {
+        self.resolve(location).map(|_| ())
+    }
+
+    /// Positions for one window size and GUI scale (recompute when either changes).
+    pub fn layout(&self, window_w: u32, window_h: u32, scale: GuiScale) -> GuiLayout<'_> {
+        let scale = effective_scale(window_w, window_h, scale);
+        GuiLayout {
+            geometry: self,
+            scale,
+            // The game rounds the scaled size up (`ceil(window / scale)`), not down.
+            scaled_w: i64::from(window_w.div_ceil(scale)),
+            scaled_h: i64::from(window_h.div_ceil(scale)),
+        }
+    }
+
+    /// The screen, region and slot index a location names; only canonical names pass
+    /// (`main.7`, not `main.07`), so the skill loader and `locations` agree.
+    fn resolve(&self, location: &str) -> Result<(&Screen, &Region, u32), GuiError> {
+        let parts: Vec<&str> = location.split('.').collect();
+        let (sname, rname, index) = match parts[..] {
+            [s, r] => (s, r, None),
+            [s, r, i] => (s, r, Some(i)),
+            _ => return Err(GuiError::Malformed(location.to_string())),
+        };
+        if sname.is_empty() || rname.is_empty() {
+            return Err(GuiError::Malformed(location.to_string()));
+        }
+        let screen = self
+            .screens
+            .get(sname)
+            .ok_or_else(|| GuiError::UnknownScreen {
+                location: location.to_string(),
+                screen: sname.to_string(),
+                known: self.screens.keys().cloned().collect(),
+            })?;
+        let region = screen
+            .regions
+            .get(rname)
+            .ok_or_else(|| GuiError::UnknownRegion {
+                location: location.to_string(),
+                screen: sname.to_string(),
+                region: rname.to_string(),
+                known: screen.regions.keys().cloned().collect(),
+            })?;
+        let count = region.count();
+        let index = match (count, index) {
+            (1, None) => 0,
+            (1, Some(_)) => {
+                return Err(GuiError::UnexpectedIndex {
+                    location: location.to_string(),
+                    region: format!("{sname}.{rname}"),
+                });
+            }
+            (_, index) => index
+                .and_then(|i| {
+                    i.parse::<u32>()
+                        .ok()
+                        .filter(|n| *n < count && n.to_string() == i)
+                })
+                .ok_or_else(|| GuiError::BadIndex {
+                    location: location.to_string(),
+                    region: format!("{sname}.{rname}"),
+                    count,
+                })?,
+        };
+        Ok((screen, region, index))
+    }
+}
+
+/// [`GuiGeometry`] placed in one window: answers window-pixel slot centres.
+#[derive(Debug, Clone, Copy)]
+pub struct GuiLayout<'a> {
+    geometry: &'a GuiGeometry,
+    scale: u32,
+    scaled_w: i64,
+    scaled_h: i64,
+}
+
+impl GuiLayout<'_> {
+    /// The GUI scale in effect (see [`effective_scale`]).
+    pub fn scale(&self) -> u32 {
+        self.scale
+    }
+
+    /// The centre of a slot's item area, in window pixels from the window's top-left.
+    ///
+    /// Panel position in GUI pixels, as the game computes it (Java `/` truncates like Rust's):
+    /// `left = (scaled_w - w) / 2`, `top = (scaled_h - h) / 2` (or `scaled_h - h` on the bottom
+    /// edge); the centre is `(left + x + slot_size / 2) * scale`, likewise for y. A panel larger
+    /// than the scaled window starts off-window (negative coordinates), as it does in the game.
+    pub fn slot_center(&self, location: &str) -> Result<(f32, f32), GuiError> {
+        let (screen, region, index) = self.geometry.resolve(location)?;
+        let (w, h) = (i64::from(screen.size.0), i64::from(screen.size.1));
+        let left = (self.scaled_w - w) / 2;
+        let top = match screen.anchor {
+            Anchor::Center => (self.scaled_h - h) / 2,
+            Anchor::BottomCenter => self.scaled_h - h,
+        };
+        let pitch = i64::from(region.pitch);
+        let x = left + i64::from(region.origin.0) + i64::from(index % region.columns) * pitch;
+        let y = top + i64::from(region.origin.1) + i64::from(index / region.columns) * pitch;
+        let half = f64::from(self.geometry.slot_size) / 2.0;
+        let scale = f64::from(self.scale);
+        Ok((
+            ((x as f64 + half) * scale) as f32,
+            ((y as f64 + half) * scale) as f32,
+        ))
+    }
+
+    /// Every valid location (the same list as [`GuiGeometry::locations`]).
+    pub fn locations(&self) -> Vec<String> {
+        self.geometry.locations()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn minecraft() -> GuiGeometry {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/games/minecraft.toml");
+        GuiGeometry::load(&path).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn at(geo: &GuiGeometry, w: u32, h: u32, scale: GuiScale, loc: &str) -> (f32, f32) {
+        geo.layout(w, h, scale)
+            .slot_center(loc)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    const AUTO: GuiScale = GuiScale::Auto;
+    const S2: GuiScale = GuiScale::Fixed(2);
+    const S3: GuiScale = GuiScale::Fixed(3);
+    const S4: GuiScale = GuiScale::Fixed(4);
+
+    #[test]
+    fn scale_follows_the_game_rule() {
+        // Auto: largest s with w / s >= 320 and h / s >= 240.
+        assert_eq!(effective_scale(854, 480, AUTO), 2); // 854/3 = 284 < 320
+        assert_eq!(effective_scale(1280, 720, AUTO), 3); // 720/4 = 180 < 240
+        assert_eq!(effective_scale(1920, 1080, AUTO), 4); // 1080/5 = 216 < 240
+        assert_eq!(effective_scale(2560, 1440, AUTO), 6); // 2560/7 = 365, 1440/7 = 205
+        assert_eq!(effective_scale(3840, 2160, AUTO), 9); // no upper bound on auto
+        assert_eq!(effective_scale(300, 200, AUTO), 1);
+        assert_eq!(effective_scale(0, 0, AUTO), 1);
+        assert_eq!(effective_scale(1920, 1080, GuiScale::Fixed(0)), 4); // 0 is "auto"
+        // Fixed: taken when it fits, else clamped to what fits.
+        assert_eq!(effective_scale(1920, 1080, S2), 2);
+        assert_eq!(effective_scale(1920, 1080, S3), 3);
+        assert_eq!(effective_scale(1920, 1080, GuiScale::Fixed(6)), 4);
+        assert_eq!(effective_scale(1280, 720, S2), 2);
+        assert_eq!(effective_scale(1280, 720, S4), 3);
+        assert_eq!(effective_scale(854, 480, S3), 2);
+        assert_eq!(effective_scale(854, 480, S4), 2);
+        assert_eq!(effective_scale(854, 480, GuiScale::Fixed(1)), 1);
+    }
+
+    #[test]
+    fn window_854x480() {
+        // Auto, 3 and 4 all give scale 2: scaled 427 x 240.
+        // Container panel 176 x 166: left = (427 - 176) / 2 = 125, top = (240 - 166) / 2 = 37.
+        //   inventory.craft.0 (98, 18): x = (125 + 98 + 8) * 2 = 462, y = (37 + 18 + 8) * 2 = 126
+        //   inventory.result (154, 28): x = (125 + 154 + 8) * 2 = 574, y = (37 + 28 + 8) * 2 = 146
+        //   inventory.main.0 (8, 84): x = (125 + 16) * 2 = 282, y = (37 + 92) * 2 = 258
+        //   inventory.hotbar.8 (8 + 8 * 18, 142): x = (125 + 160) * 2 = 570, y = (37 + 150) * 2 = 374
+        // HUD bar 182 x 22: left = (427 - 182) / 2 = 122, top = 240 - 22 = 218.
+        //   hud.hotbar.0 (3, 3): x = (122 + 11) * 2 = 266, y = (218 + 11) * 2 = 458
+        //   hud.hotbar.8 (3 + 160, 3): x = (122 + 171) * 2 = 586
+        let geo = minecraft();
+        for scale in [AUTO, S2, S3, S4] {
+            assert_eq!(geo.layout(854, 480, scale).scale(), 2);
+            assert_eq!(
+                at(&geo, 854, 480, scale, "inventory.craft.0"),
+                (462.0, 126.0)
+            );
+            assert_eq!(
+                at(&geo, 854, 480, scale, "inventory.result"),
+                (574.0, 146.0)
+            );
+            assert_eq!(
+                at(&geo, 854, 480, scale, "inventory.main.0"),
+                (282.0, 258.0)
+            );
+            assert_eq!(
+                at(&geo, 854, 480, scale, "inventory.hotbar.8"),
+                (570.0, 374.0)
+            );
+            assert_eq!(at(&geo, 854, 480, scale, "hud.hotbar.0"), (266.0, 458.0));
+            assert_eq!(at(&geo, 854, 480, scale, "hud.hotbar.8"), (586.0, 458.0));
+        }
+    }
+
+    #[test]
+    fn window_1280x720() {
+        let geo = minecraft();
+        // Auto (and 4, clamped) -> scale 3: scaled ceil(1280 / 3) = 427 x 240.
+        // Panel: left = (427 - 176) / 2 = 125, top = (240 - 166) / 2 = 37.
+        //   crafting_table.grid.0 (30, 17): x = (125 + 30 + 8) * 3 = 489, y = (37 + 17 + 8) * 3 = 186
+        //   crafting_table.grid.4 (48, 35): x = (125 + 56) * 3 = 543, y = (37 + 43) * 3 = 240
+        //   crafting_table.grid.8 (66, 53): x = (125 + 74) * 3 = 597, y = (37 + 61) * 3 = 294
+        //   crafting_table.result (124, 35): x = (125 + 132) * 3 = 771, y = 240
+        // HUD: left = (427 - 182) / 2 = 122, top = 218.
+        //   hud.hotbar.4 (83, 3): x = (122 + 91) * 3 = 639, y = (218 + 11) * 3 = 687
+        for scale in [AUTO, S3, S4] {
+            assert_eq!(geo.layout(1280, 720, scale).scale(), 3);
+            assert_eq!(
+                at(&geo, 1280, 720, scale, "crafting_table.grid.0"),
+                (489.0, 186.0)
+            );
+            assert_eq!(
+                at(&geo, 1280, 720, scale, "crafting_table.grid.4"),
+                (543.0, 240.0)
+            );
+            assert_eq!(
+                at(&geo, 1280, 720, scale, "crafting_table.grid.8"),
+                (597.0, 294.0)
+            );
+            assert_eq!(
+                at(&geo, 1280, 720, scale, "crafting_table.result"),
+                (771.0, 240.0)
+            );
+            assert_eq!(at(&geo, 1280, 720, scale, "hud.hotbar.4"), (639.0, 687.0));
+        }
+        // Scale 2: scaled 640 x 360; panel left = (640 - 176) / 2 = 232, top = (360 - 166) / 2 = 97.
+        //   inventory.main.26 (row 2, column 8 -> 8 + 144, 84 + 36):
+        //   x = (232 + 152 + 8) * 2 = 784, y = (97 + 120 + 8) * 2 = 450
+        // HUD: left = (640 - 182) / 2 = 229, top = 338; hud.hotbar.0: x = (229 + 11) * 2 = 480,
+        //   y = (338 + 11) * 2 = 698
+        assert_eq!(at(&geo, 1280, 720, S2, "inventory.main.26"), (784.0, 450.0));
+        assert_eq!(at(&geo, 1280, 720, S2, "hud.hotbar.0"), (480.0, 698.0));
+    }
+
+    #[test]
+    fn window_1920x1080() {
+        let geo = minecraft();
+        // Auto / 4: scaled 480 x 270; panel left = (480 - 176) / 2 = 152, top = (270 - 166) / 2 = 52.
+        //   furnace.input (56, 17): x = (152 + 56 + 8) * 4 = 864, y = (52 + 17 + 8) * 4 = 308
+        //   furnace.fuel (56, 53): x = 864, y = (52 + 61) * 4 = 452
+        //   furnace.result (116, 35): x = (152 + 124) * 4 = 1104, y = (52 + 43) * 4 = 380
+        // HUD: left = (480 - 182) / 2 = 149, top = 248; hud.hotbar.0: x = (149 + 11) * 4 = 640,
+        //   y = (248 + 11) * 4 = 1036
+        for scale in [AUTO, S4] {
+            assert_eq!(at(&geo, 1920, 1080, scale, "furnace.input"), (864.0, 308.0));
+            assert_eq!(at(&geo, 1920, 1080, scale, "furnace.fuel"), (864.0, 452.0));
+            assert_eq!(
+                at(&geo, 1920, 1080, scale, "furnace.result"),
+                (1104.0, 380.0)
+            );
+            assert_eq!(at(&geo, 1920, 1080, scale, "hud.hotbar.0"), (640.0, 1036.0));
+        }
+        // 3: scaled 640 x 360, panel (232, 97). inventory.craft.3 (row 1, column 1 -> 116, 36):
+        //   x = (232 + 116 + 8) * 3 = 1068, y = (97 + 36 + 8) * 3 = 423
+        assert_eq!(
+            at(&geo, 1920, 1080, S3, "inventory.craft.3"),
+            (1068.0, 423.0)
+        );
+        // 2: scaled 960 x 540, panel left = (960 - 176) / 2 = 392, top = (540 - 166) / 2 = 187.
+        //   inventory.hotbar.0 (8, 142): x = (392 + 16) * 2 = 816, y = (187 + 150) * 2 = 674
+        assert_eq!(
+            at(&geo, 1920, 1080, S2, "inventory.hotbar.0"),
+            (816.0, 674.0)
+        );
+    }
+
+    #[test]
+    fn scaled_size_rounds_up_like_the_game() {
+        // 1000 x 750 at 3: the game's scaled width is ceil(333.3) = 334, so the panel's left is
+        // (334 - 176) / 2 = 79 (rounding down would give 78, 9 window pixels off);
+        // top = (250 - 166) / 2 = 42. inventory.main.0: x = (79 + 16) * 3 = 285, y = (42 + 92) * 3 = 402
+        let geo = minecraft();
+        assert_eq!(
+            at(&geo, 1000, 750, AUTO, "inventory.main.0"),
+            (285.0, 402.0)
+        );
+    }
+
+    #[test]
+    fn locations_list_every_slot_once() {
+        let geo = minecraft();
+        let all = geo.locations();
+        // inventory 4 + 1 + 27 + 9, crafting table 9 + 1 + 27 + 9, furnace 3 + 27 + 9, hud 9.
+        assert_eq!(all.len(), 41 + 46 + 39 + 9);
+        for name in [
+            "inventory.craft.0",
+            "inventory.craft.3",
+            "inventory.result",
+            "inventory.main.26",
+            "inventory.hotbar.8",
+            "crafting_table.grid.8",
+            "crafting_table.result",
+            "furnace.input",
+            "furnace.fuel",
+            "furnace.result",
+            "hud.hotbar.0",
+            "hud.hotbar.8",
+        ] {
+            assert!(all.iter().any(|l| l == name), "{name} missing");
+        }
+        let layout = geo.layout(1280, 720, AUTO);
+        for name in &all {
+            geo.check(name).unwrap_or_else(|e| panic!("{e}"));
+            let (x, y) = layout.slot_center(name).unwrap_or_else(|e| panic!("{e}"));
+            assert!(
+                (0.0..1280.0).contains(&x) && (0.0..720.0).contains(&y),
+                "{name}"
+            );
+        }
+        assert_eq!(layout.locations(), all);
+    }
+
+    #[test]
+    fn bad_locations_say_what_exists() {
+        let geo = minecraft();
+        let layout = geo.layout(1280, 720, AUTO);
+        let err = |loc: &str| layout.slot_center(loc).expect_err(loc);
+
+        for loc in [
+            "",
+            "inventory",
+            "inventory.",
+            ".craft",
+            "a.b.c.d",
+            "inventory..0",
+        ] {
+            assert_eq!(err(loc), GuiError::Malformed(loc.to_string()), "{loc:?}");
+        }
+        let e = err("chest.main.0");
+        assert!(matches!(e, GuiError::UnknownScreen { .. }));
+        assert!(
+            e.to_string()
+                .contains("crafting_table, furnace, hud, inventory"),
+            "{e}"
+        );
+        let e = err("furnace.grid.0");
+        assert!(matches!(e, GuiError::UnknownRegion { .. }));
+        assert!(
+            e.to_string().contains("fuel, hotbar, input, main, result"),
+            "{e}"
+        );
+        for loc in [
+            "inventory.craft.4",
+            "inventory.craft",
+            "hud.hotbar.x",
+            "hud.hotbar.-1",
+            "hud.hotbar.01",
+        ] {
+            assert!(matches!(err(loc), GuiError::BadIndex { .. }), "{loc}");
+        }
+        assert_eq!(
+            err("hud.hotbar.9").to_string(),
+            "hud.hotbar.9: hud.hotbar has 9 slots, so it needs an index 0-8"
+        );
+        assert_eq!(
+            err("furnace.fuel.0"),
+            GuiError::UnexpectedIndex {
+                location: "furnace.fuel.0".into(),
+                region: "furnace.fuel".into()
+            }
+        );
+        assert_eq!(
+            geo.check("inventory.craft.9"),
+            Err(err("inventory.craft.9"))
+        );
+    }
+
+    fn parse_err(text: &str) -> (usize, String) {
+        match GuiGeometry::parse(text, Path::new("game.toml")) {
+            Err(DataFileError::Invalid { line, message, .. }) => (line, message),
+            other => panic!("expected an error, got {other:?}"),
+        }
+    }
+
+    const HEAD: &str = "[keys]\ninventory = \"e\"\n\n[gui]\nslot_size = 16\npitch = 18\n\n";
+
+    #[test]
+    fn other_sections_are_left_to_their_loaders() {
+        let text = format!(
+            "{HEAD}[gui.screens.s]\nsize = [20, 20]\n[gui.screens.s.regions]\nr = {{ origin = [2, 2] }}\n"
+        );
+        let geo =
+            GuiGeometry::parse(&text, Path::new("game.toml")).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(geo.locations(), ["s.r"]);
+        // 1280 x 720 -> scale 3, scaled 427 x 240: left = (427 - 20) / 2 = 203, top = 110.
+        assert_eq!(
+            geo.layout(1280, 720, AUTO).slot_center("s.r"),
+            Ok((639.0, 360.0))
+        );
+    }
+
+    #[test]
+    fn data_errors_point_at_their_line() {
+        let screen = "[gui.screens.s]\nsize = [176, 166]\n[gui.screens.s.regions]\n";
+        // Line 11 is the region (HEAD is 7 lines, then 3 of screen).
+        let (line, m) = parse_err(&format!(
+            "{HEAD}{screen}r = {{ origin = [8, 8], colums = 2 }}\n"
+        ));
+        assert_eq!(line, 11, "{m}");
+        assert!(m.contains("colums"), "{m}");
+        let (line, m) = parse_err(&format!(
+            "{HEAD}{screen}r = {{ origin = [8, 8], columns = 0 }}\n"
+        ));
+        assert_eq!(
+            (line, m.as_str()),
+            (
+                11,
+                "gui.screens.s.regions.r: columns and rows must be at least 1"
+            )
+        );
+        let (line, m) = parse_err(&format!(
+            "{HEAD}{screen}r = {{ origin = [8, 84], columns = 10 }}\n"
+        ));
+        assert_eq!(line, 11);
+        assert!(m.contains("(186, 100), outside the 176 x 166 panel"), "{m}");
+        let (line, m) = parse_err(&format!("{HEAD}{screen}R = {{ origin = [8, 8] }}\n"));
+        assert_eq!(line, 11);
+        assert!(m.contains("lower-case"), "{m}");
+        let (line, m) = parse_err(&format!(
+            "{HEAD}[gui.screens.Big]\nsize = [9, 9]\n[gui.screens.Big.regions]\nr = {{ origin = [0, 0] }}\n"
+        ));
+        assert_eq!(line, 8, "{m}");
+        assert!(m.contains("gui.screens.Big: a name is lower-case"), "{m}");
+        let (line, m) = parse_err(&format!(
+            "{HEAD}{screen}r = {{ origin = [8, 8], columns = 2, pitch = 10 }}\n"
+        ));
+        assert_eq!(line, 11);
+        assert!(m.contains("overlap"), "{m}");
+        let (line, m) = parse_err(&format!(
+            "{HEAD}[gui.screens.s]\nsize = [176, 166]\nanchor = \"top\"\n[gui.screens.s.regions]\nr = {{ origin = [8, 8] }}\n"
+        ));
+        assert_eq!(line, 10, "{m}");
+        let (line, m) = parse_err(&format!(
+            "{HEAD}[gui.screens.s]\nsize = [0, 166]\n[gui.screens.s.regions]\nr = {{ origin = [8, 8] }}\n"
+        ));
+        assert_eq!(line, 9, "{m}");
+        let (line, m) = parse_err("[gui]\nslot_size = 16\npitch = 18\nscale = 2\n");
+        assert_eq!(line, 4, "{m}");
+        assert!(m.contains("scale"), "{m}");
+        let (_, m) = parse_err("[keys]\ninventory = \"e\"\n");
+        assert!(m.contains("gui"), "{m}");
+        let (line, m) = parse_err(&format!("{HEAD}[gui.screens]\n"));
+        assert_eq!((line, m.as_str()), (4, "gui.screens: no screens defined"));
+    }
+
+    #[test]
+    fn a_missing_file_is_an_io_error() {
+        let err = GuiGeometry::load(Path::new("/nonexistent/minecraft.toml")).expect_err("missing");
+        assert!(matches!(err, DataFileError::Io { .. }));
+    }
+}

@@ -1,0 +1,20 @@
+//! The desktop skill library: skills as data (`skills/<game>/*.toml`), GUI slot geometry, and
+//! safe mouse/keyboard control (every target inside the window, everything held released).
+
+pub mod emergency;
+pub mod execute;
+pub mod expand;
+pub mod gui;
+pub mod input;
+pub mod keys;
+pub mod library;
+pub mod profile;
+
+pub use execute::{ExecError, Executed, StopFlag, StopReason, execute};
+pub use expand::{
+    CallArg, CallError, Camera, ExpandContext, InputEvent, SkillCall, SlotGeometry, plan,
+};
+pub use input::{DryRun, EnigoBackend, InputBackend, InputError, WindowRect};
+pub use keys::{Button, Key, KeyMap};
+pub use library::{LibraryError, Skill, SkillLibrary, SlotNames};
+pub use profile::{GameProfile, ProfileError};
