@@ -130,6 +130,21 @@ pub struct LlmConfig {
     pub output_mode: OutputMode,
     pub temperature: f32,
     pub max_tokens: u32,
+    pub retry_backoff_ms: u64,
+    pub max_invalid_answers: u32,
+    pub constrain: Constrain,
+    pub prompt_template: PathBuf,
+    pub prices: PathBuf,
+}
+
+/// How structured mode constrains the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Constrain {
+    /// OpenAI-style `response_format` with a JSON schema (OpenAI, vLLM, Ollama, llama-server).
+    JsonSchema,
+    /// llama.cpp's `grammar` field with a GBNF grammar (text answers ending in `Action: ...`).
+    Grammar,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -327,7 +342,9 @@ impl Config {
             max_detections: usize, threads: usize, k_w: f32, k_h: f32 });
         strict!(StrictOnnx, OnnxRuntimeConfig, { library: PathBuf });
         strict!(StrictLlm, LlmConfig, { base_url: String, model: String, api_key_env: String,
-            timeout_secs: u64, max_retries: u32, output_mode: OutputMode, temperature: f32, max_tokens: u32 });
+            timeout_secs: u64, max_retries: u32, output_mode: OutputMode, temperature: f32, max_tokens: u32,
+            retry_backoff_ms: u64, max_invalid_answers: u32, constrain: Constrain,
+            prompt_template: PathBuf, prices: PathBuf });
         strict!(StrictMemory, MemoryConfig, { recall_steps: usize });
         strict!(StrictPooling, PoolingConfig, { max_path_length: usize, max_paths: usize,
             similarity_threshold: f32 });
@@ -493,6 +510,16 @@ impl Config {
             "must be 1-3600",
         )?;
         check(l.max_retries <= 20, "llm.max_retries", "must be 0-20")?;
+        check(
+            l.retry_backoff_ms <= 60_000,
+            "llm.retry_backoff_ms",
+            "must be 0-60000",
+        )?;
+        check(
+            l.max_invalid_answers <= 10,
+            "llm.max_invalid_answers",
+            "must be 0-10",
+        )?;
         check(
             (0.0..=2.0).contains(&l.temperature),
             "llm.temperature",

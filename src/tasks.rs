@@ -29,6 +29,8 @@ pub struct Task {
     pub target: String,
     /// The task prompt.
     pub description: String,
+    /// Chain-of-thought questions the prompt ends with.
+    pub cot: Vec<String>,
     /// Line of the task in its file (for errors found later, e.g. a target missing from the KG).
     pub line: usize,
 }
@@ -46,6 +48,8 @@ struct RawTask {
     profile: String,
     target: String,
     description: String,
+    #[serde(default)]
+    cot: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -84,6 +88,7 @@ impl TaskList {
                 profile: t.profile,
                 target: t.target,
                 description: t.description,
+                cot: t.cot,
                 line,
             });
         }

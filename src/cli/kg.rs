@@ -105,13 +105,13 @@ fn graph_path(ctx: &AppContext, args: &GraphArgs) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(format!("kg/{}.toml", ctx.config().game.profile)))
 }
 
-fn load(ctx: &AppContext, args: &GraphArgs) -> Result<(KnowledgeGraph, TaskList)> {
+pub(super) fn load(ctx: &AppContext, args: &GraphArgs) -> Result<(KnowledgeGraph, TaskList)> {
     let kg = KnowledgeGraph::load(&graph_path(ctx, args))?;
     let tasks = TaskList::load(&args.tasks)?;
     Ok((kg, tasks))
 }
 
-fn limits(ctx: &AppContext) -> PathLimits {
+pub(super) fn limits(ctx: &AppContext) -> PathLimits {
     PathLimits {
         max_length: ctx.config().pooling.max_path_length,
         max_paths: ctx.config().pooling.max_paths,

@@ -5,6 +5,7 @@ mod detect;
 mod doctor;
 mod eval;
 mod kg;
+mod policy;
 mod skills;
 
 use std::path::PathBuf;
@@ -51,6 +52,9 @@ enum Command {
     /// The knowledge graph: check it, see its stats, pool it for a task.
     #[command(subcommand)]
     Kg(kg::KgCommand),
+    /// The policy: the prompt for a frame, one LLM decision, the output constraints.
+    #[command(subcommand)]
+    Policy(policy::PolicyCommand),
     /// The skill library: list it, run one skill (dry-run shows the events).
     #[command(subcommand)]
     Skills(skills::SkillsCommand),
@@ -86,7 +90,11 @@ pub fn run() -> Result<ExitCode> {
     overrides.extend(match &cli.command {
         Command::Detect(args) => args.overrides(),
         Command::Doctor(args) => args.overrides(),
-        Command::Config(_) | Command::Eval(_) | Command::Kg(_) | Command::Skills(_) => Vec::new(),
+        Command::Config(_)
+        | Command::Eval(_)
+        | Command::Kg(_)
+        | Command::Skills(_)
+        | Command::Policy(_) => Vec::new(),
     });
     let file = cli.config.clone().or_else(|| {
         let local = PathBuf::from("config/default.toml");
@@ -104,6 +112,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Eval(args) => eval::run(&ctx, &args),
         Command::Kg(cmd) => kg::run(&ctx, &cmd),
         Command::Skills(cmd) => skills::run(&ctx, &cmd),
+        Command::Policy(cmd) => policy::run(&ctx, &cmd),
     }
 }
 

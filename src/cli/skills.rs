@@ -97,7 +97,7 @@ pub fn parse_cli_args(args: &[String]) -> Result<Vec<CallArg>> {
         .collect()
 }
 
-fn parse_size(text: &str) -> Result<(u32, u32)> {
+pub(super) fn parse_size(text: &str) -> Result<(u32, u32)> {
     let (w, h) = text
         .split_once(['x', 'X'])
         .with_context(|| format!("--window-size {text}: expected WxH, e.g. 1280x720"))?;

@@ -9,7 +9,7 @@ use super::embed::VisualState;
 use super::graph::KnowledgeGraph;
 use super::pool::Subgraph;
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct PooledText {
     /// One fact per line: "Log is used to craft Planks."
     pub knowledge: String,

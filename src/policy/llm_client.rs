@@ -28,15 +28,45 @@ pub enum LlmError {
 #[derive(Serialize)]
 struct ChatRequest<'a> {
     model: &'a str,
-    messages: Vec<ChatMessage<'a>>,
+    messages: &'a [ChatMessage],
     max_tokens: u32,
     temperature: f32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_format: Option<&'a serde_json::Value>,
+    /// llama.cpp's GBNF constraint (other servers ignore or reject unknown fields).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    grammar: Option<&'a str>,
 }
 
-#[derive(Serialize)]
-struct ChatMessage<'a> {
-    role: &'a str,
-    content: &'a str,
+/// One chat message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatMessage {
+    pub role: String,
+    pub content: String,
+}
+
+impl ChatMessage {
+    pub fn user(content: impl Into<String>) -> Self {
+        ChatMessage {
+            role: "user".into(),
+            content: content.into(),
+        }
+    }
+    pub fn assistant(content: impl Into<String>) -> Self {
+        ChatMessage {
+            role: "assistant".into(),
+            content: content.into(),
+        }
+    }
+}
+
+/// What to ask: the conversation, and how the answer is constrained.
+#[derive(Debug, Clone, Default)]
+pub struct ChatOptions {
+    pub max_tokens: u32,
+    pub temperature: f32,
+    pub response_format: Option<serde_json::Value>,
+    pub grammar: Option<String>,
 }
 
 /// The parts of a chat completion we read; unknown fields are ignored.
@@ -58,7 +88,7 @@ pub struct ResponseMessage {
     pub content: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, Deserialize, Serialize, PartialEq, Eq)]
 pub struct Usage {
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
@@ -69,7 +99,24 @@ pub struct LlmClient {
     base_url: String,
     model: String,
     api_key: Option<String>,
+    max_retries: u32,
+    backoff: Duration,
+    /// When set, every exchange is written there as `exchange-NNN.json` (request body without
+    /// the key, status, response body) for replay in tests.
+    record_dir: Option<std::path::PathBuf>,
+    recorded: std::sync::atomic::AtomicUsize,
 }
+
+/// A chat completion and what it took to get it.
+#[derive(Debug)]
+pub struct Completion {
+    pub response: ChatResponse,
+    /// HTTP attempts made (1 = no retry).
+    pub attempts: u32,
+}
+
+/// Longest wait a Retry-After header can impose.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
 
 impl std::fmt::Debug for LlmClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -107,7 +154,44 @@ impl LlmClient {
             api_key: std::env::var(&config.api_key_env)
                 .ok()
                 .filter(|k| !k.is_empty()),
+            max_retries: config.max_retries,
+            backoff: Duration::from_millis(config.retry_backoff_ms),
+            record_dir: None,
+            recorded: std::sync::atomic::AtomicUsize::new(0),
         })
+    }
+
+    /// Records every exchange into `dir` (created if missing).
+    pub fn record_to(mut self, dir: &std::path::Path) -> Result<Self, LlmError> {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| LlmError::Client(format!("cannot create {}: {e}", dir.display())))?;
+        self.record_dir = Some(dir.to_path_buf());
+        Ok(self)
+    }
+
+    fn record(&self, request: &ChatRequest, status: u16, body: &str) {
+        let Some(dir) = &self.record_dir else {
+            return;
+        };
+        let n = self
+            .recorded
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let response: serde_json::Value =
+            serde_json::from_str(body).unwrap_or_else(|_| serde_json::Value::String(body.into()));
+        let record = serde_json::json!({
+            "request": request,
+            "status": status,
+            "response": response,
+        });
+        let path = dir.join(format!("exchange-{:03}.json", n + 1));
+        let text = serde_json::to_string_pretty(&record).unwrap_or_default();
+        if let Err(e) = std::fs::write(&path, text) {
+            tracing::warn!("cannot record the LLM exchange to {}: {e}", path.display());
+        }
+    }
+
+    pub fn model(&self) -> &str {
+        &self.model
     }
 
     pub fn has_api_key(&self) -> bool {
@@ -120,52 +204,144 @@ impl LlmClient {
 
     /// One short completion; used by `doctor` to prove the endpoint and model answer.
     pub async fn ping(&self) -> Result<ChatResponse, LlmError> {
-        self.complete("Reply with OK.", 1, 0.0).await
+        let options = ChatOptions {
+            max_tokens: 1,
+            ..ChatOptions::default()
+        };
+        Ok(self
+            .chat(&[ChatMessage::user("Reply with OK.")], &options)
+            .await?
+            .response)
     }
 
-    pub async fn complete(
+    /// A chat completion, retried with exponential backoff on time-outs, connection errors,
+    /// HTTP 429 and 5xx (a Retry-After header sets the wait). Other errors return at once with
+    /// the server's error body.
+    pub async fn chat(
         &self,
-        prompt: &str,
-        max_tokens: u32,
-        temperature: f32,
-    ) -> Result<ChatResponse, LlmError> {
+        messages: &[ChatMessage],
+        options: &ChatOptions,
+    ) -> Result<Completion, LlmError> {
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            match self.chat_once(messages, options).await {
+                Ok(response) => {
+                    return Ok(Completion {
+                        response,
+                        attempts: attempt,
+                    });
+                }
+                Err((err, retry_after)) => {
+                    let retryable = match &err {
+                        LlmError::Unreachable { .. } => true,
+                        LlmError::Status { status, .. } => *status == 429 || *status >= 500,
+                        _ => false,
+                    };
+                    if !retryable || attempt > self.max_retries {
+                        return Err(err);
+                    }
+                    let backoff = self.backoff.saturating_mul(1 << (attempt - 1).min(16));
+                    let wait = retry_after.unwrap_or(backoff).min(MAX_RETRY_AFTER);
+                    tracing::warn!(
+                        "LLM request failed ({err}); retry {attempt}/{} in {:.1} s",
+                        self.max_retries,
+                        wait.as_secs_f64()
+                    );
+                    tokio::time::sleep(wait).await;
+                }
+            }
+        }
+    }
+
+    async fn chat_once(
+        &self,
+        messages: &[ChatMessage],
+        options: &ChatOptions,
+    ) -> Result<ChatResponse, (LlmError, Option<Duration>)> {
         let url = self.completions_url();
         let shown_url = crate::config::mask_url_credentials(&url);
         let body = ChatRequest {
             model: &self.model,
-            messages: vec![ChatMessage {
-                role: "user",
-                content: prompt,
-            }],
-            max_tokens,
-            temperature,
+            messages,
+            max_tokens: options.max_tokens,
+            temperature: options.temperature,
+            response_format: options.response_format.as_ref(),
+            grammar: options.grammar.as_deref(),
         };
         let mut request = self.http.post(&url).json(&body);
         if let Some(key) = &self.api_key {
             request = request.bearer_auth(key);
         }
-        let response = request.send().await.map_err(|e| LlmError::Unreachable {
-            url: shown_url.clone(),
-            reason: e.without_url().to_string(),
-        })?;
+        let unreachable = |e: reqwest::Error| {
+            (
+                LlmError::Unreachable {
+                    url: shown_url.clone(),
+                    reason: e.without_url().to_string(),
+                },
+                None,
+            )
+        };
+        let response = request.send().await.map_err(unreachable)?;
         let status = response.status();
-        let text = response.text().await.map_err(|e| LlmError::Unreachable {
-            url: shown_url.clone(),
-            reason: e.without_url().to_string(),
-        })?;
+        let retry_after = response
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(parse_retry_after);
+        let text = response.text().await.map_err(unreachable)?;
+        self.record(&body, status.as_u16(), &text);
         if !status.is_success() {
-            return Err(LlmError::Status {
-                url: shown_url,
-                status: status.as_u16(),
-                body: text.chars().take(2000).collect(),
-            });
+            return Err((
+                LlmError::Status {
+                    url: shown_url,
+                    status: status.as_u16(),
+                    body: text.chars().take(2000).collect(),
+                },
+                retry_after,
+            ));
         }
-        serde_json::from_str(&text).map_err(|e| LlmError::BadResponse {
-            url: shown_url,
-            reason: format!(
-                "{e}; body starts: {}",
-                text.chars().take(300).collect::<String>()
-            ),
+        serde_json::from_str(&text).map_err(|e| {
+            (
+                LlmError::BadResponse {
+                    url: shown_url,
+                    reason: format!(
+                        "{e}; body starts: {}",
+                        text.chars().take(300).collect::<String>()
+                    ),
+                },
+                None,
+            )
         })
+    }
+}
+
+/// Retry-After: delay-seconds or an HTTP date.
+fn parse_retry_after(value: &str) -> Option<Duration> {
+    let value = value.trim();
+    if let Ok(secs) = value.parse::<f64>() {
+        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs));
+    }
+    let when = httpdate::parse_http_date(value).ok()?;
+    Some(
+        when.duration_since(std::time::SystemTime::now())
+            .unwrap_or(Duration::ZERO),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_after_seconds_and_dates() {
+        assert_eq!(parse_retry_after("2"), Some(Duration::from_secs(2)));
+        assert_eq!(parse_retry_after("0.5"), Some(Duration::from_millis(500)));
+        assert_eq!(
+            parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(parse_retry_after("soon"), None);
+        assert_eq!(parse_retry_after("-1"), None);
     }
 }

@@ -1,3 +1,15 @@
 //! Policy: turning the pooled graph into the next skill call (LLM or planner).
 
+pub mod action;
+pub mod constrain;
 pub mod llm_client;
+pub mod llm_policy;
+pub mod memory;
+pub mod pricing;
+pub mod prompt;
+
+pub use llm_client::{ChatMessage, ChatOptions, LlmClient, LlmError, Usage};
+pub use llm_policy::{Attempt, LlmPolicy, Turn, ValidAction};
+pub use memory::MemoryStack;
+pub use pricing::PriceTable;
+pub use prompt::{PromptTemplate, PromptValues, TokenCounter};

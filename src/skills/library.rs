@@ -194,6 +194,7 @@ impl Skill {
             .iter()
             .map(|p| {
                 let range = match (p.min, p.max) {
+                    (Some(a), Some(b)) if a < 0.0 => format!(" {a} to {b}"),
                     (Some(a), Some(b)) => format!(" {a}-{b}"),
                     (Some(a), None) => format!(" >= {a}"),
                     (None, Some(b)) => format!(" <= {b}"),

@@ -1,0 +1,204 @@
+//! `vistawise policy prompt|ask|schema|grammar`: the policy's prompt for a frame, one LLM decision
+//! on it (validated, nothing sent to the game), and the output constraints.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::{Args, Subcommand};
+use vistawise::knowledge::{self, Strategy};
+use vistawise::perception::Perception;
+use vistawise::policy::constrain;
+use vistawise::policy::prompt::{self, StepInputs};
+use vistawise::policy::{
+    LlmClient, LlmPolicy, MemoryStack, PriceTable, PromptTemplate, TokenCounter,
+};
+use vistawise::skills::{ExpandContext, GameProfile};
+
+use super::AppContext;
+use super::kg::{GraphArgs, limits, load, read_perception};
+
+#[derive(Subcommand)]
+pub enum PolicyCommand {
+    /// Print the action prompt for a task and a frame's detections, with its token count.
+    Prompt(StepArgs),
+    /// Ask the configured LLM for one action on that prompt; print the validated action
+    /// (nothing is sent to the game).
+    Ask(StepArgs),
+    /// Print the JSON schema structured mode sends (response_format).
+    Schema(WindowArgs),
+    /// Print the GBNF grammar structured mode sends to llama.cpp servers.
+    Grammar(WindowArgs),
+}
+
+#[derive(Args)]
+pub struct WindowArgs {
+    /// Game window size the coordinates are checked against.
+    #[arg(long, value_name = "WxH", default_value = "1280x720")]
+    pub window_size: String,
+    /// Project root holding config/games/ and skills/.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub root: PathBuf,
+}
+
+#[derive(Args)]
+pub struct StepArgs {
+    #[command(flatten)]
+    pub graph: GraphArgs,
+    #[command(flatten)]
+    pub window: WindowArgs,
+    /// Task id from the tasks file.
+    #[arg(long)]
+    pub task: String,
+    /// Detections of the frame: a line of `vistawise detect --json` output.
+    #[arg(long, value_name = "FILE.json")]
+    pub detections: Option<PathBuf>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// With `ask`: write every LLM exchange (request, status, response; never the key) into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub record_llm: Option<PathBuf>,
+}
+
+pub fn run(ctx: &AppContext, cmd: &PolicyCommand) -> Result<ExitCode> {
+    match cmd {
+        PolicyCommand::Prompt(args) => prompt_cmd(ctx, args, false),
+        PolicyCommand::Ask(args) => prompt_cmd(ctx, args, true),
+        PolicyCommand::Schema(args) => {
+            let (profile, (w, h)) = profile_and_size(ctx, args)?;
+            let schema = constrain::response_format(&profile.skills, w, h);
+            println!("{}", serde_json::to_string_pretty(&schema)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        PolicyCommand::Grammar(args) => {
+            let (profile, _) = profile_and_size(ctx, args)?;
+            print!("{}", constrain::gbnf(&profile.skills));
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn profile_and_size(ctx: &AppContext, args: &WindowArgs) -> Result<(GameProfile, (u32, u32))> {
+    let name = &ctx.config().game.profile;
+    let profile = GameProfile::load(&args.root, name)
+        .with_context(|| format!("cannot load the skills of game profile \"{name}\""))?;
+    let size = super::skills::parse_size(&args.window_size)?;
+    Ok((profile, size))
+}
+
+fn prompt_cmd(ctx: &AppContext, args: &StepArgs, ask: bool) -> Result<ExitCode> {
+    let config = ctx.config();
+    let (kg, tasks) = load(ctx, &args.graph)?;
+    let (profile, (w, h)) = profile_and_size(ctx, &args.window)?;
+    let task = tasks.get(&config.game.profile, &args.task)?;
+    let target = kg.node(&task.target).with_context(|| {
+        format!(
+            "task {} targets \"{}\", not a graph node",
+            task.id, task.target
+        )
+    })?;
+    let perception = match &args.detections {
+        Some(path) => read_perception(path)?,
+        None => Perception {
+            frame_w: w,
+            frame_h: h,
+            ..Perception::default()
+        },
+    };
+    let visual = knowledge::embed(&kg, &perception);
+    let (pooled, _) = knowledge::pool(
+        &kg,
+        target,
+        &task.description,
+        &visual,
+        limits(ctx),
+        Strategy::PspThenEmp,
+    );
+    let template = PromptTemplate::load(&config.llm.prompt_template)?;
+    let memory = MemoryStack::default();
+    let values = prompt::step_values(&StepInputs {
+        task,
+        kg: &kg,
+        pooled: &pooled,
+        visual: &visual,
+        perception: &perception,
+        library: &profile.skills,
+        memory: &memory,
+        recall_steps: config.memory.recall_steps,
+        mode: config.llm.output_mode,
+    });
+    let text = template.render(&values);
+    let tokens = TokenCounter::o200k()
+        .map_err(anyhow::Error::msg)?
+        .count(&text);
+    if !ask {
+        if args.json {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(
+                    &serde_json::json!({"prompt": text, "tokens_o200k": tokens})
+                )?
+            );
+        } else {
+            println!("{text}");
+            eprintln!("{tokens} tokens (o200k_base)");
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let prices = PriceTable::load(&config.llm.prices)?;
+    let mut client = LlmClient::new(&config.llm)?;
+    if let Some(dir) = &args.record_llm {
+        client = client.record_to(dir)?;
+    }
+    let policy = LlmPolicy::new(client, prices, &config.llm);
+    let layout = profile.gui.layout(
+        perception.frame_w,
+        perception.frame_h,
+        config.game.gui_scale,
+    );
+    let expand_ctx = ExpandContext {
+        window_w: perception.frame_w,
+        window_h: perception.frame_h,
+        keys: &profile.keys,
+        slots: &layout,
+        camera: profile.camera,
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let turn = runtime.block_on(policy.decide(&text, &profile.skills, &expand_ctx))?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&turn)?);
+    } else {
+        for (i, a) in turn.attempts.iter().enumerate() {
+            println!("--- answer {} ---\n{}", i + 1, a.answer.trim());
+            if let Some(why) = &a.rejected {
+                println!("(rejected: {why})");
+            }
+        }
+        match &turn.action {
+            Some(action) => println!(
+                "\nvalid action: {} ({} events)",
+                action.call,
+                action.events.len()
+            ),
+            None => println!("\nno valid action after {} answers", turn.attempts.len()),
+        }
+        println!(
+            "tokens: {} prompt + {} completion; cost: {}",
+            turn.usage.prompt_tokens,
+            turn.usage.completion_tokens,
+            turn.cost_usd.map_or(
+                "unknown (no price for this model)".to_string(),
+                |c| format!("${c:.5}")
+            )
+        );
+    }
+    Ok(if turn.action.is_some() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(3)
+    })
+}

@@ -1,0 +1,201 @@
+//! The LLM policy: ask, read the answer, validate it against the skill library and the window,
+//! and send an invalid answer back with the reason (up to `llm.max_invalid_answers` times).
+//! Only a validated call with its expanded events ever leaves this module.
+
+use serde::Serialize;
+
+use super::action::{parse_structured, parse_text};
+use super::constrain;
+use super::llm_client::{ChatMessage, ChatOptions, LlmClient, LlmError, Usage};
+use super::pricing::PriceTable;
+use crate::config::{Constrain, LlmConfig, OutputMode};
+use crate::skills::{ExpandContext, InputEvent, SkillCall, SkillLibrary, plan};
+
+/// One answer of the model and what became of it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Attempt {
+    pub answer: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parsed: Option<SkillCall>,
+    /// Why the answer could not be used (sent back to the model).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rejected: Option<String>,
+}
+
+/// A validated action: the call and exactly the events it will send.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ValidAction {
+    pub call: SkillCall,
+    pub events: Vec<InputEvent>,
+    pub reasoning: String,
+}
+
+/// Everything one decision cost and produced; `action` is `None` when every answer was invalid.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Turn {
+    pub action: Option<ValidAction>,
+    pub attempts: Vec<Attempt>,
+    pub usage: Usage,
+    /// Dollars, when the model has a price.
+    pub cost_usd: Option<f64>,
+    pub http_attempts: u32,
+}
+
+/// Whether answers are JSON objects (structured mode with a JSON schema) or text.
+pub fn answers_in_json(mode: OutputMode, constrain: Constrain) -> bool {
+    mode == OutputMode::Structured && constrain == Constrain::JsonSchema
+}
+
+/// Reads one answer into a call and its reasoning.
+fn read_answer(answer: &str, json: bool) -> Result<(SkillCall, String), String> {
+    if json {
+        parse_structured(answer)
+            .map(|(call, why)| (call, why.unwrap_or_default()))
+            .map_err(|e| e.to_string())
+    } else {
+        parse_text(answer)
+            .map(|call| (call, answer.to_string()))
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// The only way to a [`ValidAction`]: parse, then bind and expand against the skill library
+/// and the window. The error is the reason sent back to the model.
+pub fn validate_answer(
+    answer: &str,
+    json: bool,
+    library: &SkillLibrary,
+    ctx: &ExpandContext,
+) -> Result<ValidAction, String> {
+    let (call, reasoning) = read_answer(answer, json)?;
+    let events = plan(library, &call, ctx).map_err(|e| e.to_string())?;
+    Ok(ValidAction {
+        call,
+        events,
+        reasoning,
+    })
+}
+
+pub struct LlmPolicy {
+    client: LlmClient,
+    prices: PriceTable,
+    mode: OutputMode,
+    constrain: Constrain,
+    max_invalid: u32,
+    max_tokens: u32,
+    temperature: f32,
+}
+
+impl LlmPolicy {
+    pub fn new(client: LlmClient, prices: PriceTable, config: &LlmConfig) -> Self {
+        LlmPolicy {
+            client,
+            prices,
+            mode: config.output_mode,
+            constrain: config.constrain,
+            max_invalid: config.max_invalid_answers,
+            max_tokens: config.max_tokens,
+            temperature: config.temperature,
+        }
+    }
+
+    pub fn model(&self) -> &str {
+        self.client.model()
+    }
+
+    fn options(&self, library: &SkillLibrary, ctx: &ExpandContext) -> ChatOptions {
+        let mut options = ChatOptions {
+            max_tokens: self.max_tokens,
+            temperature: self.temperature,
+            ..ChatOptions::default()
+        };
+        if self.mode == OutputMode::Structured {
+            match self.constrain {
+                Constrain::JsonSchema => {
+                    options.response_format = Some(constrain::response_format(
+                        library,
+                        ctx.window_w,
+                        ctx.window_h,
+                    ));
+                }
+                Constrain::Grammar => options.grammar = Some(constrain::gbnf(library)),
+            }
+        }
+        options
+    }
+
+    fn json_answers(&self) -> bool {
+        answers_in_json(self.mode, self.constrain)
+    }
+
+    fn retry_request(&self, reason: &str) -> String {
+        let form = if self.json_answers() {
+            "Reply with the JSON object only"
+        } else {
+            "Reply again and end with exactly one line `Action: skill_function(*params)`"
+        };
+        format!(
+            "Your answer could not be used: {reason}. {form}, using only the available actions \
+             with valid arguments."
+        )
+    }
+
+    /// Asks for the next action. Transport failures (after the client's retries) are errors;
+    /// answers that stay invalid give a `Turn` without an action.
+    pub async fn decide(
+        &self,
+        prompt: &str,
+        library: &SkillLibrary,
+        ctx: &ExpandContext<'_>,
+    ) -> Result<Turn, LlmError> {
+        let options = self.options(library, ctx);
+        let mut messages = vec![ChatMessage::user(prompt)];
+        let mut turn = Turn {
+            action: None,
+            attempts: Vec::new(),
+            usage: Usage::default(),
+            cost_usd: Some(0.0),
+            http_attempts: 0,
+        };
+        for _ in 0..=self.max_invalid {
+            let completion = self.client.chat(&messages, &options).await?;
+            turn.http_attempts += completion.attempts;
+            if let Some(u) = completion.response.usage {
+                turn.usage.prompt_tokens += u.prompt_tokens;
+                turn.usage.completion_tokens += u.completion_tokens;
+            }
+            let answer = completion
+                .response
+                .choices
+                .first()
+                .and_then(|c| c.message.content.clone())
+                .unwrap_or_default();
+            let parsed = read_answer(&answer, self.json_answers())
+                .ok()
+                .map(|(c, _)| c);
+            let outcome = validate_answer(&answer, self.json_answers(), library, ctx);
+            match outcome {
+                Ok(action) => {
+                    turn.attempts.push(Attempt {
+                        answer,
+                        parsed,
+                        rejected: None,
+                    });
+                    turn.action = Some(action);
+                    break;
+                }
+                Err(reason) => {
+                    messages.push(ChatMessage::assistant(answer.clone()));
+                    messages.push(ChatMessage::user(self.retry_request(&reason)));
+                    turn.attempts.push(Attempt {
+                        answer,
+                        parsed,
+                        rejected: Some(reason),
+                    });
+                }
+            }
+        }
+        turn.cost_usd = self.prices.cost(self.client.model(), turn.usage);
+        Ok(turn)
+    }
+}
