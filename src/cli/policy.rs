@@ -25,6 +25,8 @@ pub enum PolicyCommand {
     /// Ask the configured LLM for one action on that prompt; print the validated action
     /// (nothing is sent to the game).
     Ask(StepArgs),
+    /// What the planner policy would do on that frame (its first step from a fresh start).
+    Plan(StepArgs),
     /// Print the JSON schema structured mode sends (response_format).
     Schema(WindowArgs),
     /// Print the GBNF grammar structured mode sends to llama.cpp servers.
@@ -65,6 +67,7 @@ pub fn run(ctx: &AppContext, cmd: &PolicyCommand) -> Result<ExitCode> {
     match cmd {
         PolicyCommand::Prompt(args) => prompt_cmd(ctx, args, false),
         PolicyCommand::Ask(args) => prompt_cmd(ctx, args, true),
+        PolicyCommand::Plan(args) => plan_cmd(ctx, args),
         PolicyCommand::Schema(args) => {
             let (profile, (w, h)) = profile_and_size(ctx, args)?;
             let schema = constrain::response_format(&profile.skills, w, h);
@@ -201,4 +204,52 @@ fn prompt_cmd(ctx: &AppContext, args: &StepArgs, ask: bool) -> Result<ExitCode> 
     } else {
         ExitCode::from(3)
     })
+}
+
+fn plan_cmd(ctx: &AppContext, args: &StepArgs) -> Result<ExitCode> {
+    use vistawise::policy::planner::{PlanStep, Planner, PlannerConfig, View};
+    let config = ctx.config();
+    let (kg, tasks) = load(ctx, &args.graph)?;
+    let (profile, (w, h)) = profile_and_size(ctx, &args.window)?;
+    let task = tasks.get(&config.game.profile, &args.task)?;
+    let target = kg.node(&task.target).with_context(|| {
+        format!(
+            "task {} targets \"{}\", not a graph node",
+            task.id, task.target
+        )
+    })?;
+    let perception = match &args.detections {
+        Some(path) => read_perception(path)?,
+        None => Perception {
+            frame_w: w,
+            frame_h: h,
+            ..Perception::default()
+        },
+    };
+    let planner_config = PlannerConfig::load(&profile.controls_file, &kg, &profile.skills)?;
+    let mut planner = Planner::new(planner_config);
+    let visual = knowledge::embed(&kg, &perception);
+    let layout = profile.gui.layout(
+        perception.frame_w,
+        perception.frame_h,
+        config.game.gui_scale,
+    );
+    let step = planner.next(
+        target,
+        &View {
+            kg: &kg,
+            visual: &visual,
+            perception: &perception,
+            layout: &layout,
+        },
+    );
+    match step {
+        PlanStep::Act(call, why) => println!("{call}    # {why}"),
+        PlanStep::Done => println!("done: {} is in the inventory", task.target),
+        PlanStep::Stuck(why) => {
+            println!("stuck: {why}");
+            return Ok(ExitCode::from(3));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -5,6 +5,7 @@ pub mod constrain;
 pub mod llm_client;
 pub mod llm_policy;
 pub mod memory;
+pub mod planner;
 pub mod pricing;
 pub mod prompt;
 

@@ -19,6 +19,10 @@ struct RawControls {
     gui: toml::Value,
     keys: KeyMap,
     camera: Camera,
+    /// Read by the planner policy.
+    #[allow(dead_code)]
+    #[serde(default)]
+    planner: Option<toml::Value>,
 }
 
 impl SlotNames for GuiGeometry {

@@ -1,0 +1,548 @@
+//! The planner policy: a deterministic player with no LLM. The knowledge graph says what is
+//! missing: it walks "is used to craft", "is used to produce", "outputs" and "can be used to
+//! mine" back from the target to the first item not in the inventory. The `[planner]` section of
+//! `config/games/<game>.toml` says how to get an item (which skill, on which screen, with which
+//! arguments), and the detections give the arguments. Its calls are validated like the LLM's.
+//!
+//! It serves tests, the offline demo and as the baseline an LLM has to beat.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::path::Path;
+
+use petgraph::Direction;
+use petgraph::graph::NodeIndex;
+use petgraph::visit::EdgeRef;
+use serde::Deserialize;
+
+use crate::knowledge::{KnowledgeGraph, Relation, VisualState};
+use crate::perception::Perception;
+use crate::skills::gui::GuiLayout;
+use crate::skills::{CallArg, SkillCall, SkillLibrary};
+use crate::toml_lines::{self, DataFileError};
+
+/// A skill-call argument in the planner's data: a number or a symbolic token.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum ArgToken {
+    Number(f64),
+    Token(String),
+}
+
+/// `["skill", arg, ...]`.
+pub type CallTemplate = Vec<ArgToken>;
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GatherRule {
+    #[serde(default)]
+    pub approach: Option<String>,
+    pub skill: String,
+    #[serde(default)]
+    pub args: Vec<ArgToken>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CraftRule {
+    pub screen: String,
+    pub skill: String,
+    #[serde(default)]
+    pub args: Vec<ArgToken>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScreenRule {
+    #[serde(default)]
+    pub station: Option<String>,
+    pub open: Vec<CallTemplate>,
+    pub close: Vec<CallTemplate>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlannerConfig {
+    pub aim_tolerance_px: f32,
+    pub explore: Vec<CallTemplate>,
+    #[serde(default)]
+    pub gather: BTreeMap<String, GatherRule>,
+    #[serde(default)]
+    pub craft: BTreeMap<String, CraftRule>,
+    #[serde(default)]
+    pub screens: BTreeMap<String, ScreenRule>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    planner: Option<PlannerConfig>,
+    // The other sections belong to other loaders.
+    #[allow(dead_code)]
+    gui: Option<toml::Value>,
+    #[allow(dead_code)]
+    keys: Option<toml::Value>,
+    #[allow(dead_code)]
+    camera: Option<toml::Value>,
+}
+
+impl PlannerConfig {
+    /// Loads `[planner]` and checks it against the graph and the skill library.
+    pub fn load(
+        path: &Path,
+        kg: &KnowledgeGraph,
+        library: &SkillLibrary,
+    ) -> Result<Self, DataFileError> {
+        let text = toml_lines::read(path)?;
+        let raw: RawFile =
+            toml_lines::from_str(&text).map_err(|(line, m)| DataFileError::at(path, line, m))?;
+        let line = text
+            .find("[planner]")
+            .map_or(1, |o| toml_lines::line_at(&text, o));
+        let config = raw
+            .planner
+            .ok_or_else(|| DataFileError::at(path, 1, "no [planner] section"))?;
+        config
+            .check(kg, library)
+            .map_err(|m| DataFileError::at(path, line, format!("[planner]: {m}")))?;
+        Ok(config)
+    }
+
+    fn check(&self, kg: &KnowledgeGraph, library: &SkillLibrary) -> Result<(), String> {
+        let node = |n: &str| {
+            kg.node(n)
+                .map(|_| ())
+                .ok_or_else(|| format!("\"{n}\" is not a node of {}", kg.source.display()))
+        };
+        let call = |skill: &str, args: &[ArgToken], what: &str| -> Result<(), String> {
+            let s = library
+                .get(skill)
+                .ok_or_else(|| format!("{what}: unknown skill {skill}"))?;
+            let mut count = 0;
+            for a in args {
+                count += match a {
+                    ArgToken::Number(_) => 1,
+                    ArgToken::Token(t) if t == "aim" => 2,
+                    ArgToken::Token(t) => match t.strip_prefix("hotbar:") {
+                        Some(n) => {
+                            node(n)?;
+                            1
+                        }
+                        None => {
+                            node(t)?;
+                            2
+                        }
+                    },
+                };
+            }
+            if count != s.params.len() {
+                return Err(format!(
+                    "{what}: {} takes {} arguments, the rule gives {count}",
+                    s.signature(),
+                    s.params.len()
+                ));
+            }
+            Ok(())
+        };
+        let template = |t: &CallTemplate, what: &str| -> Result<(), String> {
+            match t.split_first() {
+                Some((ArgToken::Token(skill), args)) => call(skill, args, what),
+                _ => Err(format!("{what}: a call starts with the skill name")),
+            }
+        };
+        for t in &self.explore {
+            template(t, "explore")?;
+        }
+        for (item, rule) in &self.gather {
+            node(item)?;
+            if let Some(a) = &rule.approach {
+                node(a)?;
+            }
+            call(&rule.skill, &rule.args, &format!("gather \"{item}\""))?;
+        }
+        for (item, rule) in &self.craft {
+            node(item)?;
+            if !self.screens.contains_key(&rule.screen) {
+                return Err(format!("craft \"{item}\": no screen \"{}\"", rule.screen));
+            }
+            call(&rule.skill, &rule.args, &format!("craft \"{item}\""))?;
+        }
+        for (name, screen) in &self.screens {
+            if let Some(s) = &screen.station {
+                node(s)?;
+            }
+            for t in screen.open.iter().chain(&screen.close) {
+                template(t, &format!("screen {name}"))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What the planner wants next.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PlanStep {
+    /// Call this skill; the text says why (it goes into the memory stack).
+    Act(SkillCall, String),
+    /// The target is in the inventory.
+    Done,
+    /// No rule covers what is missing, or an argument cannot be read off the screen.
+    Stuck(String),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Goal {
+    Craft(NodeIndex),
+    Gather(NodeIndex),
+    Unknown(NodeIndex),
+}
+
+pub struct Planner {
+    config: PlannerConfig,
+    pending: VecDeque<(CallTemplate, String)>,
+    /// The screen the planner opened last (it only knows its own actions).
+    screen: Option<String>,
+}
+
+/// What the planner looks at in one step.
+pub struct View<'a> {
+    pub kg: &'a KnowledgeGraph,
+    pub visual: &'a VisualState,
+    pub perception: &'a Perception,
+    pub layout: &'a GuiLayout<'a>,
+}
+
+impl View<'_> {
+    fn has(&self, node: NodeIndex) -> bool {
+        self.visual
+            .attributes
+            .get(&node)
+            .is_some_and(|a| !a.icons.is_empty())
+    }
+
+    fn icon(&self, node: NodeIndex) -> Option<(f32, f32)> {
+        self.visual
+            .attributes
+            .get(&node)
+            .and_then(|a| a.icons.first())
+            .map(|i| (i.x, i.y))
+    }
+}
+
+impl Planner {
+    pub fn new(config: PlannerConfig) -> Self {
+        Planner {
+            config,
+            pending: VecDeque::new(),
+            screen: None,
+        }
+    }
+
+    /// The next skill call towards `target`.
+    pub fn next(&mut self, target: NodeIndex, view: &View) -> PlanStep {
+        if let Some((template, why)) = self.pending.pop_front() {
+            return match self.resolve(&template, view) {
+                Ok(call) => PlanStep::Act(call, why),
+                Err(e) => {
+                    self.pending.clear();
+                    PlanStep::Stuck(e)
+                }
+            };
+        }
+        if view.has(target) {
+            return PlanStep::Done;
+        }
+        let mut visited = BTreeSet::new();
+        let goal = self
+            .first_missing(target, view, &mut visited)
+            .unwrap_or(Goal::Unknown(target));
+        let step = match goal {
+            Goal::Craft(item) => self.craft(item, view),
+            Goal::Gather(item) => self.gather(item, view),
+            Goal::Unknown(item) => Err(format!(
+                "no planner rule obtains \"{}\"",
+                view.kg.name(item)
+            )),
+        };
+        match step {
+            Ok(()) => self.next_pending(view),
+            Err(e) => PlanStep::Stuck(e),
+        }
+    }
+
+    fn next_pending(&mut self, view: &View) -> PlanStep {
+        match self.pending.pop_front() {
+            Some((template, why)) => match self.resolve(&template, view) {
+                Ok(call) => PlanStep::Act(call, why),
+                Err(e) => {
+                    self.pending.clear();
+                    PlanStep::Stuck(e)
+                }
+            },
+            None => PlanStep::Stuck("nothing to do".into()),
+        }
+    }
+
+    /// Items a node needs before it can be made, from the graph and the rule's arguments.
+    fn requirements(&self, item: NodeIndex, view: &View) -> Vec<NodeIndex> {
+        let kg = view.kg;
+        let name = kg.name(item);
+        let mut needs: BTreeSet<NodeIndex> = BTreeSet::new();
+        for e in kg.graph.edges_directed(item, Direction::Incoming) {
+            if matches!(
+                *e.weight(),
+                Relation::IsUsedToCraft | Relation::IsUsedToProduce
+            ) {
+                needs.insert(e.source());
+            }
+        }
+        let tokens: Vec<&ArgToken> =
+            match (self.config.craft.get(name), self.config.gather.get(name)) {
+                (Some(c), _) => c.args.iter().collect(),
+                (None, Some(g)) => g.args.iter().collect(),
+                _ => Vec::new(),
+            };
+        for t in tokens {
+            if let ArgToken::Token(t) = t {
+                let n = t.strip_prefix("hotbar:").unwrap_or(t);
+                if let Some(node) = kg.node(n) {
+                    needs.insert(node);
+                }
+            }
+        }
+        // A gathered item needs the tool that mines its source.
+        if let Some(rule) = self.config.gather.get(name) {
+            let source = rule.approach.as_deref().and_then(|a| kg.node(a));
+            for s in source.into_iter().chain([item]) {
+                for e in kg.graph.edges_directed(s, Direction::Incoming) {
+                    if *e.weight() == Relation::CanBeUsedToMine {
+                        needs.insert(e.source());
+                    }
+                }
+            }
+        }
+        needs.remove(&item);
+        // Deterministic order: by name.
+        let mut out: Vec<NodeIndex> = needs.into_iter().collect();
+        out.sort_by(|a, b| kg.name(*a).cmp(kg.name(*b)));
+        out
+    }
+
+    fn first_missing(
+        &self,
+        item: NodeIndex,
+        view: &View,
+        visited: &mut BTreeSet<NodeIndex>,
+    ) -> Option<Goal> {
+        if !visited.insert(item) {
+            return None;
+        }
+        for need in self.requirements(item, view) {
+            if view.has(need) || self.station_in_use(view.kg.name(need)) {
+                continue;
+            }
+            if let Some(g) = self.first_missing(need, view, visited) {
+                return Some(g);
+            }
+        }
+        let name = view.kg.name(item);
+        if self.config.craft.contains_key(name) {
+            Some(Goal::Craft(item))
+        } else if self.config.gather.contains_key(name) {
+            Some(Goal::Gather(item))
+        } else {
+            Some(Goal::Unknown(item))
+        }
+    }
+
+    /// A placed station (crafting table, furnace) whose screen is open has left the inventory
+    /// but is there.
+    fn station_in_use(&self, name: &str) -> bool {
+        self.screen
+            .as_ref()
+            .and_then(|s| self.config.screens.get(s))
+            .and_then(|r| r.station.as_deref())
+            == Some(name)
+    }
+
+    fn queue(&mut self, calls: &[CallTemplate], why: &str) {
+        for c in calls {
+            self.pending.push_back((c.clone(), why.to_string()));
+        }
+    }
+
+    fn close_screen(&mut self, why: &str) {
+        if let Some(open) = self.screen.take()
+            && let Some(rule) = self.config.screens.get(&open).cloned()
+        {
+            self.queue(&rule.close, why);
+        }
+    }
+
+    fn craft(&mut self, item: NodeIndex, view: &View) -> Result<(), String> {
+        let name = view.kg.name(item).to_string();
+        let rule = self
+            .config
+            .craft
+            .get(&name)
+            .cloned()
+            .ok_or_else(|| format!("no craft rule for {name}"))?;
+        if self.screen.as_deref() != Some(rule.screen.as_str()) {
+            self.close_screen(&format!("switching screens to craft {name}"));
+            let screen = self
+                .config
+                .screens
+                .get(&rule.screen)
+                .cloned()
+                .ok_or_else(|| format!("no screen {}", rule.screen))?;
+            self.queue(
+                &screen.open,
+                &format!("open the {} to craft {name}", rule.screen),
+            );
+            self.screen = Some(rule.screen.clone());
+            return Ok(());
+        }
+        let mut call = vec![ArgToken::Token(rule.skill.clone())];
+        call.extend(rule.args.iter().cloned());
+        self.pending.push_back((
+            call,
+            format!("all ingredients of {name} are here: craft it"),
+        ));
+        Ok(())
+    }
+
+    fn gather(&mut self, item: NodeIndex, view: &View) -> Result<(), String> {
+        let name = view.kg.name(item).to_string();
+        let rule = self
+            .config
+            .gather
+            .get(&name)
+            .cloned()
+            .ok_or_else(|| format!("no gather rule for {name}"))?;
+        if self.screen.is_some() {
+            self.close_screen(&format!("close the screen to go and get {name}"));
+            return Ok(());
+        }
+        let mut call = vec![ArgToken::Token(rule.skill.clone())];
+        call.extend(rule.args.iter().cloned());
+        let Some(approach) = rule.approach.as_deref() else {
+            self.pending.push_back((call, format!("get {name}")));
+            return Ok(());
+        };
+        let (cx, cy) = (
+            view.perception.frame_w as f32 / 2.0,
+            view.perception.frame_h as f32 / 2.0,
+        );
+        let nearest = view
+            .kg
+            .node(approach)
+            .and_then(|n| view.visual.attributes.get(&n))
+            .and_then(|a| {
+                a.entities
+                    .iter()
+                    .min_by(|p, q| {
+                        (p.x - cx)
+                            .hypot(p.y - cy)
+                            .total_cmp(&(q.x - cx).hypot(q.y - cy))
+                    })
+                    .cloned()
+            });
+        let Some(e) = nearest else {
+            let explore = self.config.explore.clone();
+            self.queue(&explore, &format!("no {approach} in view: look around"));
+            return Ok(());
+        };
+        let (dx, dy) = ((e.x - cx).round(), (e.y - cy).round());
+        if dx.hypot(dy) > self.config.aim_tolerance_px {
+            self.pending.push_back((
+                vec![
+                    ArgToken::Token("turn".into()),
+                    ArgToken::Number(f64::from(dx)),
+                    ArgToken::Number(f64::from(dy)),
+                ],
+                format!("{approach} at ({dx:+}, {dy:+}) from the crosshair: aim at it"),
+            ));
+        } else if !e.in_reach {
+            self.pending.push_back((
+                vec![
+                    ArgToken::Token("move_forward".into()),
+                    ArgToken::Number(1.0),
+                ],
+                format!("aimed at the {approach}, not in reach: walk closer"),
+            ));
+        } else {
+            self.pending.push_back((
+                call,
+                format!("{approach} aimed at and in reach: get {name}"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Turns a template into a call, reading positions and hotbar keys off the screen.
+    fn resolve(&self, template: &CallTemplate, view: &View) -> Result<SkillCall, String> {
+        let (skill, args) = match template.split_first() {
+            Some((ArgToken::Token(s), args)) => (s.clone(), args),
+            _ => return Err("a planner call must start with a skill name".into()),
+        };
+        let mut out = Vec::new();
+        let mut push = |value: f64| {
+            out.push(CallArg { name: None, value });
+        };
+        for a in args {
+            match a {
+                ArgToken::Number(v) => push(*v),
+                ArgToken::Token(t) => {
+                    if let Some(item) = t.strip_prefix("hotbar:") {
+                        push(f64::from(self.hotbar_key(item, view)?));
+                    } else {
+                        let node = view
+                            .kg
+                            .node(t)
+                            .ok_or_else(|| format!("\"{t}\" is not a graph node"))?;
+                        let (x, y) = view
+                            .icon(node)
+                            .ok_or_else(|| format!("no {t} icon on the screen"))?;
+                        push(f64::from(x.round()));
+                        push(f64::from(y.round()));
+                    }
+                }
+            }
+        }
+        Ok(SkillCall { skill, args: out })
+    }
+
+    /// The hotbar key (1-9) whose slot holds `item`'s icon.
+    fn hotbar_key(&self, item: &str, view: &View) -> Result<u8, String> {
+        let node = view
+            .kg
+            .node(item)
+            .ok_or_else(|| format!("\"{item}\" is not a graph node"))?;
+        let icons = view
+            .visual
+            .attributes
+            .get(&node)
+            .map(|a| a.icons.clone())
+            .unwrap_or_default();
+        // The planner's idea of the open screen can be a step ahead of the game (it queues a
+        // screen's opening calls at once), so both the HUD hotbar and the screen's are tried.
+        let mut regions = vec!["hud.hotbar".to_string()];
+        if let Some(s) = &self.screen {
+            regions.push(format!("{s}.hotbar"));
+        }
+        let tolerance = 10.0 * view.layout.scale() as f32;
+        for region in &regions {
+            for slot in 0..9u8 {
+                let Ok((sx, sy)) = view.layout.slot_center(&format!("{region}.{slot}")) else {
+                    continue;
+                };
+                if icons
+                    .iter()
+                    .any(|i| (i.x - sx).abs() <= tolerance && (i.y - sy).abs() <= tolerance)
+                {
+                    return Ok(slot + 1);
+                }
+            }
+        }
+        Err(format!("{item} is not in the hotbar"))
+    }
+}

@@ -1,0 +1,225 @@
+//! The planner policy on the shipped Minecraft graph, skills and planner rules, step by step
+//! through scripted frames (what the detector would report at each point).
+
+mod support;
+
+use vistawise::config::GuiScale;
+use vistawise::knowledge::{KnowledgeGraph, embed};
+use vistawise::perception::{EnvironmentEntity, InventoryIcon, Perception};
+use vistawise::policy::planner::{PlanStep, Planner, PlannerConfig, View};
+use vistawise::skills::{CallArg, ExpandContext, GameProfile, SkillCall, plan};
+
+struct World {
+    kg: KnowledgeGraph,
+    profile: GameProfile,
+    planner: Planner,
+}
+
+fn world() -> World {
+    let repo = support::repo();
+    let kg = KnowledgeGraph::load(&repo.join("kg/minecraft.toml")).expect("kg");
+    let profile = GameProfile::load(&repo, "minecraft").expect("profile");
+    let config = PlannerConfig::load(
+        &repo.join("config/games/minecraft.toml"),
+        &kg,
+        &profile.skills,
+    )
+    .expect("planner config");
+    World {
+        kg,
+        profile,
+        planner: Planner::new(config),
+    }
+}
+
+fn entity(class: &str, x: f32, y: f32, in_reach: bool) -> EnvironmentEntity {
+    EnvironmentEntity {
+        class: class.into(),
+        x,
+        y,
+        w: 60.0,
+        h: 200.0,
+        conf: 0.9,
+        in_reach,
+    }
+}
+
+fn icon(class: &str, x: f32, y: f32) -> InventoryIcon {
+    InventoryIcon {
+        class: class.into(),
+        x,
+        y,
+        conf: 0.9,
+    }
+}
+
+fn call(skill: &str, args: &[f64]) -> SkillCall {
+    SkillCall {
+        skill: skill.into(),
+        args: args
+            .iter()
+            .map(|v| CallArg {
+                name: None,
+                value: *v,
+            })
+            .collect(),
+    }
+}
+
+impl World {
+    /// One planner step on a 1280x720 frame; every call it makes must pass validation.
+    fn step(
+        &mut self,
+        target: &str,
+        entities: Vec<EnvironmentEntity>,
+        icons: Vec<InventoryIcon>,
+    ) -> PlanStep {
+        let perception = Perception {
+            frame_w: 1280,
+            frame_h: 720,
+            entities,
+            icons,
+            hidden_by_gui: 0,
+        };
+        let visual = embed(&self.kg, &perception);
+        let layout = self.profile.gui.layout(1280, 720, GuiScale::Auto);
+        let view = View {
+            kg: &self.kg,
+            visual: &visual,
+            perception: &perception,
+            layout: &layout,
+        };
+        let target = self.kg.node(target).expect("target");
+        let step = self.planner.next(target, &view);
+        if let PlanStep::Act(c, _) = &step {
+            let ctx = ExpandContext {
+                window_w: 1280,
+                window_h: 720,
+                keys: &self.profile.keys,
+                slots: &layout,
+                camera: self.profile.camera,
+            };
+            plan(&self.profile.skills, c, &ctx).unwrap_or_else(|e| panic!("{c}: {e}"));
+        }
+        step
+    }
+}
+
+fn act(step: PlanStep) -> SkillCall {
+    match step {
+        PlanStep::Act(c, _) => c,
+        other => panic!("expected an action, got {other:?}"),
+    }
+}
+
+// HUD hotbar at 1280x720 (GUI scale 3): slot i centre x = 640 - 273 + 33 + 60 i = 400 + 60 i,
+// y = 720 - 33 = 687 (see src/skills/gui.rs).
+const HOTBAR_Y: f32 = 687.0;
+fn hotbar_x(slot: u8) -> f32 {
+    400.0 + 60.0 * f32::from(slot)
+}
+
+#[test]
+fn getting_a_log_aims_walks_and_mines() {
+    let mut w = world();
+    // Nothing in view: look around.
+    assert_eq!(
+        act(w.step("Log", vec![], vec![])),
+        call("turn", &[400.0, 0.0])
+    );
+    assert_eq!(
+        act(w.step("Log", vec![], vec![])),
+        call("move_forward", &[1.5])
+    );
+    // A trunk right of the crosshair: aim at it.
+    let far = entity("trunk", 900.0, 380.0, false);
+    assert_eq!(
+        act(w.step("Log", vec![far], vec![])),
+        call("turn", &[260.0, 20.0])
+    );
+    // Aimed but out of reach: walk; aimed and in reach: mine.
+    let aimed = entity("trunk", 650.0, 365.0, false);
+    assert_eq!(
+        act(w.step("Log", vec![aimed], vec![])),
+        call("move_forward", &[1.0])
+    );
+    let close = entity("trunk", 650.0, 365.0, true);
+    assert_eq!(
+        act(w.step("Log", vec![close], vec![])),
+        call("mine_log", &[3.0])
+    );
+    // The log shows up in the hotbar: done.
+    let log = icon("log_icon", hotbar_x(0), HOTBAR_Y);
+    assert_eq!(w.step("Log", vec![], vec![log]), PlanStep::Done);
+}
+
+#[test]
+fn crafting_a_wooden_pickaxe_walks_the_tech_tree() {
+    let mut w = world();
+    let log_hud = icon("log_icon", hotbar_x(0), HOTBAR_Y);
+    // Planks are missing first (the pickaxe needs planks, sticks and a table): open the inventory.
+    assert_eq!(
+        act(w.step("Wooden Pickaxe", vec![], vec![log_hud.clone()])),
+        call("open_inventory", &[])
+    );
+    // Inventory open, the log icon where the detector sees it: craft planks from it.
+    let log_inv = icon("log_icon", 441.0, 555.0);
+    assert_eq!(
+        act(w.step("Wooden Pickaxe", vec![], vec![log_inv])),
+        call("craft_plank", &[441.0, 555.0])
+    );
+    // Planks there; the table and sticks are missing: requirements are visited in name order,
+    // so the crafting table comes first, then the sticks.
+    let planks = icon("plank_icon", 441.0, 555.0);
+    assert_eq!(
+        act(w.step("Wooden Pickaxe", vec![], vec![planks.clone()])),
+        call("craft_crafting_table", &[441.0, 555.0])
+    );
+    let table_inv = icon("crafting_table_icon", 495.0, 555.0);
+    assert_eq!(
+        act(w.step("Wooden Pickaxe", vec![], vec![planks.clone(), table_inv])),
+        call("craft_stick", &[441.0, 555.0])
+    );
+    // Everything at hand: switch from the inventory to a placed crafting table.
+    let stick = icon("stick_icon", 549.0, 555.0);
+    let table_hud = icon("crafting_table_icon", hotbar_x(2), HOTBAR_Y);
+    let all = vec![planks.clone(), stick.clone(), table_hud];
+    assert_eq!(
+        act(w.step("Wooden Pickaxe", vec![], all.clone())),
+        call("close_screen", &[])
+    );
+    assert_eq!(
+        act(w.step("Wooden Pickaxe", vec![], all.clone())),
+        call("put_functional_block", &[3.0, 0.2])
+    );
+    assert_eq!(
+        act(w.step("Wooden Pickaxe", vec![], all.clone())),
+        call("look_down", &[45.0])
+    );
+    assert_eq!(
+        act(w.step("Wooden Pickaxe", vec![], all.clone())),
+        call("use_block", &[])
+    );
+    assert_eq!(
+        act(w.step("Wooden Pickaxe", vec![], vec![planks, stick])),
+        call("craft_wood_pickaxe", &[441.0, 555.0, 549.0, 555.0])
+    );
+    let pickaxe = icon("wood_pickaxe_icon", 600.0, 555.0);
+    assert_eq!(
+        w.step("Wooden Pickaxe", vec![], vec![pickaxe]),
+        PlanStep::Done
+    );
+}
+
+#[test]
+fn a_missing_hotbar_item_is_reported_not_guessed() {
+    let mut w = world();
+    // Cobblestone needs the wooden pickaxe; it is in the inventory but not in the hotbar.
+    let pickaxe_off_hotbar = icon("wood_pickaxe_icon", 100.0, 100.0);
+    match w.step("Cobblestone", vec![], vec![pickaxe_off_hotbar]) {
+        PlanStep::Stuck(why) => {
+            assert!(why.contains("Wooden Pickaxe is not in the hotbar"), "{why}")
+        }
+        other => panic!("{other:?}"),
+    }
+}
