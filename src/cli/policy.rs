@@ -75,8 +75,8 @@ pub fn run(ctx: &AppContext, cmd: &PolicyCommand) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         PolicyCommand::Grammar(args) => {
-            let (profile, _) = profile_and_size(ctx, args)?;
-            print!("{}", constrain::gbnf(&profile.skills));
+            let (profile, (w, h)) = profile_and_size(ctx, args)?;
+            print!("{}", constrain::gbnf(&profile.skills, w, h));
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -129,7 +129,10 @@ fn prompt_cmd(ctx: &AppContext, args: &StepArgs, ask: bool) -> Result<ExitCode> 
         library: &profile.skills,
         memory: &memory,
         recall_steps: config.memory.recall_steps,
-        mode: config.llm.output_mode,
+        json_answers: vistawise::policy::llm_policy::answers_in_json(
+            config.llm.output_mode,
+            config.llm.constrain,
+        ),
     });
     let text = template.render(&values);
     let tokens = TokenCounter::o200k()

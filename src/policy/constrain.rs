@@ -62,27 +62,29 @@ pub fn response_format(library: &SkillLibrary, window_w: u32, window_h: u32) -> 
     })
 }
 
-/// A GBNF grammar for llama.cpp: one line of reasoning, then `Action: skill(args)` with the
-/// right number of numeric arguments for each skill.
-pub fn gbnf(library: &SkillLibrary) -> String {
+/// A GBNF grammar for llama.cpp: one line of reasoning, then `Action: skill(args)` with each
+/// skill's arguments in their ranges (x/y within the window). A grammar cannot say everything
+/// (float ranges are approximate), so answers are still validated.
+pub fn gbnf(library: &SkillLibrary, window_w: u32, window_h: u32) -> String {
     let mut rules = Vec::new();
     let mut alternatives = Vec::new();
     for (i, s) in library.skills.iter().enumerate() {
         let rule = format!("skill{i}");
-        let args: Vec<&str> = s
+        let args: Vec<String> = s
             .params
             .iter()
             .map(|p| match p.kind {
-                ParamType::Float => "float",
-                ParamType::Int => "int",
-                ParamType::X | ParamType::Y => "uint",
+                ParamType::X => upto(u64::from(window_w.saturating_sub(1))),
+                ParamType::Y => upto(u64::from(window_h.saturating_sub(1))),
+                ParamType::Int => int_range(p.min.unwrap_or(0.0), p.max.unwrap_or(0.0)),
+                ParamType::Float => {
+                    let whole =
+                        int_range(p.min.unwrap_or(0.0).floor(), p.max.unwrap_or(0.0).floor());
+                    format!("{whole} (\".\" [0-9] [0-9]?)?")
+                }
             })
             .collect();
-        let body = if args.is_empty() {
-            String::new()
-        } else {
-            args.join(" \", \" ")
-        };
+        let body = args.join(" \", \" ");
         rules.push(format!("{rule} ::= \"{}(\" {body} \")\"", s.name));
         alternatives.push(rule);
     }
@@ -94,8 +96,135 @@ pub fn gbnf(library: &SkillLibrary) -> String {
         out.push_str(&r);
         out.push('\n');
     }
-    out.push_str("uint ::= [0-9] [0-9]*\n");
-    out.push_str("int ::= \"-\"? uint\n");
-    out.push_str("float ::= \"-\"? uint (\".\" [0-9] [0-9]*)?\n");
     out
+}
+
+/// GBNF for the whole numbers lo..=hi (small ranges listed, large ones bounded digit by digit;
+/// a positive lower bound of a large range is left to validation).
+fn int_range(lo: f64, hi: f64) -> String {
+    let (lo, hi) = (lo.ceil() as i64, hi.floor() as i64);
+    if hi < lo {
+        return "\"0\"".into();
+    }
+    if hi - lo <= 40 {
+        let values: Vec<String> = (lo..=hi).map(|v| format!("\"{v}\"")).collect();
+        return format!("({})", values.join(" | "));
+    }
+    match (lo < 0, hi < 0) {
+        (true, true) => format!("\"-\" {}", upto(lo.unsigned_abs())),
+        (true, false) => format!(
+            "(\"-\" {} | {})",
+            upto(lo.unsigned_abs()),
+            upto(hi.unsigned_abs())
+        ),
+        _ => upto(hi.unsigned_abs()),
+    }
+}
+
+/// GBNF for 0..=n in decimal without leading zeros.
+pub fn upto(n: u64) -> String {
+    let digits: Vec<u8> = n.to_string().bytes().map(|b| b - b'0').collect();
+    if digits.len() == 1 {
+        return format!("[0-{n}]");
+    }
+    let mut alts = vec!["[0-9]".to_string()];
+    for len in 2..digits.len() {
+        alts.push(format!("[1-9]{}", " [0-9]".repeat(len - 1)));
+    }
+    alts.push(same_length_upto(&digits, true));
+    format!("({})", alts.join(" | "))
+}
+
+/// Numbers of exactly `digits.len()` digits that are <= `digits` (no leading zero if `first`).
+fn same_length_upto(digits: &[u8], first: bool) -> String {
+    let low = u8::from(first);
+    let (d, rest) = (digits[0], &digits[1..]);
+    if rest.is_empty() {
+        return if d == low {
+            format!("\"{d}\"")
+        } else {
+            format!("[{low}-{d}]")
+        };
+    }
+    let mut parts = Vec::new();
+    if d > low {
+        let below = if d - 1 == low {
+            format!("\"{low}\"")
+        } else {
+            format!("[{low}-{}]", d - 1)
+        };
+        parts.push(format!("{below}{}", " [0-9]".repeat(rest.len())));
+    }
+    parts.push(format!("\"{d}\" {}", same_length_upto(rest, false)));
+    format!("({})", parts.join(" | "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The GBNF subset we emit, as a regex: quoted literals, classes, groups, `|`, `?`.
+    fn to_regex(gbnf: &str) -> regex::Regex {
+        let mut re = String::from("^");
+        let mut chars = gbnf.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '"' => {
+                    for l in chars.by_ref() {
+                        if l == '"' {
+                            break;
+                        }
+                        re.push_str(&regex::escape(&l.to_string()));
+                    }
+                }
+                '[' => {
+                    re.push('[');
+                    for l in chars.by_ref() {
+                        re.push(l);
+                        if l == ']' {
+                            break;
+                        }
+                    }
+                }
+                ' ' => {}
+                other => re.push(other),
+            }
+        }
+        re.push('$');
+        regex::Regex::new(&re).expect("regex")
+    }
+
+    #[test]
+    fn upto_accepts_exactly_zero_to_n() {
+        for n in [
+            0u64, 7, 9, 10, 19, 20, 99, 100, 359, 639, 719, 1000, 1279, 1919, 2047,
+        ] {
+            let re = to_regex(&upto(n));
+            for m in 0..=n + 150 {
+                assert_eq!(
+                    re.is_match(&m.to_string()),
+                    m <= n,
+                    "n={n} m={m}: {}",
+                    upto(n)
+                );
+            }
+            assert!(!re.is_match("01") || n < 1, "leading zero for n={n}");
+        }
+    }
+
+    #[test]
+    fn int_ranges_list_small_ones_and_bound_signed_ones() {
+        let re = to_regex(&int_range(1.0, 9.0));
+        assert!(re.is_match("1") && re.is_match("9") && !re.is_match("0") && !re.is_match("10"));
+        let re = to_regex(&int_range(-1080.0, 1080.0));
+        for (text, ok) in [
+            ("-1080", true),
+            ("1080", true),
+            ("0", true),
+            ("-1081", false),
+            ("1920", false),
+        ] {
+            assert_eq!(re.is_match(text), ok, "{text}");
+        }
+    }
 }

@@ -118,7 +118,9 @@ impl LlmPolicy {
                         ctx.window_h,
                     ));
                 }
-                Constrain::Grammar => options.grammar = Some(constrain::gbnf(library)),
+                Constrain::Grammar => {
+                    options.grammar = Some(constrain::gbnf(library, ctx.window_w, ctx.window_h));
+                }
             }
         }
         options

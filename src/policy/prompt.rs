@@ -6,7 +6,6 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::config::OutputMode;
 use crate::knowledge::PooledText;
 use crate::skills::SkillLibrary;
 use crate::tasks::Task;
@@ -140,13 +139,13 @@ pub fn cot_text(task: &Task) -> String {
 }
 
 /// What the answer must look like, per output mode.
-pub fn output_format_text(mode: OutputMode) -> &'static str {
-    match mode {
-        OutputMode::Text => {
+pub fn output_format_text(json_answers: bool) -> &'static str {
+    match json_answers {
+        false => {
             "Answer the questions briefly, then give exactly one action on the last line, in the \
              form:\nAction: skill_function(*params)\nfor example: Action: mine_log(2.0)"
         }
-        OutputMode::Structured => {
+        true => {
             "Answer with one JSON object: {\"reasoning\": \"<brief answers to the questions>\", \
              \"skill\": \"<skill name>\", \"args\": {\"<param>\": <number>, ...}}"
         }
@@ -195,7 +194,8 @@ pub struct StepInputs<'a> {
     pub library: &'a SkillLibrary,
     pub memory: &'a super::memory::MemoryStack,
     pub recall_steps: usize,
-    pub mode: OutputMode,
+    /// Structured mode with a JSON schema: answers are JSON objects (else `Action:` lines).
+    pub json_answers: bool,
 }
 
 /// Fills the template's values for one step.
@@ -230,7 +230,7 @@ pub fn step_values(inputs: &StepInputs) -> PromptValues {
         skill_library: skill_library_text(inputs.library),
         recalled_decisions: inputs.memory.recall_text(inputs.recall_steps),
         cot_questions: cot_text(inputs.task),
-        output_format: output_format_text(inputs.mode).to_string(),
+        output_format: output_format_text(inputs.json_answers).to_string(),
     }
 }
 
