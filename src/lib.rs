@@ -3,6 +3,7 @@
 //! The pipeline, one module per stage: [`capture`] -> [`perception`] -> knowledge graph ->
 //! [`policy`] -> skills, with session recording around it. [`config`] holds every tunable.
 
+pub mod agent;
 pub mod capture;
 pub mod config;
 pub mod dataset;

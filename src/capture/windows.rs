@@ -56,20 +56,22 @@ pub fn list() -> Result<Vec<WindowInfo>, WindowError> {
         display: display.clone(),
         reason: e.to_string(),
     })?;
-    Ok(windows
-        .iter()
-        .map(|w| WindowInfo {
-            id: w.id().unwrap_or(0),
-            title: w.title().unwrap_or_default(),
-            app_name: w.app_name().unwrap_or_default(),
-            x: w.x().unwrap_or(0),
-            y: w.y().unwrap_or(0),
-            width: w.width().unwrap_or(0),
-            height: w.height().unwrap_or(0),
-            minimized: w.is_minimized().unwrap_or(false),
-            focused: w.is_focused().unwrap_or(false),
-        })
-        .collect())
+    Ok(windows.iter().map(info).collect())
+}
+
+/// What the window manager says about one window.
+pub fn info(w: &xcap::Window) -> WindowInfo {
+    WindowInfo {
+        id: w.id().unwrap_or(0),
+        title: w.title().unwrap_or_default(),
+        app_name: w.app_name().unwrap_or_default(),
+        x: w.x().unwrap_or(0),
+        y: w.y().unwrap_or(0),
+        width: w.width().unwrap_or(0),
+        height: w.height().unwrap_or(0),
+        minimized: w.is_minimized().unwrap_or(false),
+        focused: w.is_focused().unwrap_or(false),
+    }
 }
 
 /// The first visible window whose title contains `wanted` (case-insensitive).

@@ -5,6 +5,7 @@ mod detect;
 mod doctor;
 mod eval;
 mod kg;
+mod play;
 mod policy;
 mod skills;
 
@@ -52,6 +53,8 @@ enum Command {
     /// The knowledge graph: check it, see its stats, pool it for a task.
     #[command(subcommand)]
     Kg(kg::KgCommand),
+    /// Play a task on the game window (the agent loop), recording a session.
+    Play(play::PlayArgs),
     /// The policy: the prompt for a frame, one LLM decision, the output constraints.
     #[command(subcommand)]
     Policy(policy::PolicyCommand),
@@ -94,7 +97,8 @@ pub fn run() -> Result<ExitCode> {
         | Command::Eval(_)
         | Command::Kg(_)
         | Command::Skills(_)
-        | Command::Policy(_) => Vec::new(),
+        | Command::Policy(_)
+        | Command::Play(_) => Vec::new(),
     });
     let file = cli.config.clone().or_else(|| {
         let local = PathBuf::from("config/default.toml");
@@ -113,6 +117,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Kg(cmd) => kg::run(&ctx, &cmd),
         Command::Skills(cmd) => skills::run(&ctx, &cmd),
         Command::Policy(cmd) => policy::run(&ctx, &cmd),
+        Command::Play(args) => play::run(&ctx, &args),
     }
 }
 

@@ -2,7 +2,7 @@
 //! and send an invalid answer back with the reason (up to `llm.max_invalid_answers` times).
 //! Only a validated call with its expanded events ever leaves this module.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::action::{parse_structured, parse_text};
 use super::constrain;
@@ -12,13 +12,13 @@ use crate::config::{Constrain, LlmConfig, OutputMode};
 use crate::skills::{ExpandContext, InputEvent, SkillCall, SkillLibrary, plan};
 
 /// One answer of the model and what became of it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Attempt {
     pub answer: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parsed: Option<SkillCall>,
     /// Why the answer could not be used (sent back to the model).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rejected: Option<String>,
 }
 

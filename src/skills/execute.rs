@@ -42,6 +42,16 @@ impl StopFlag {
             .compare_exchange(0, reason as usize, Ordering::SeqCst, Ordering::SeqCst);
     }
 
+    /// Clears a focus/window loss once the window is back (the other reasons are final).
+    pub fn clear_window_lost(&self) {
+        let _ = self.0.compare_exchange(
+            StopReason::WindowLost as usize,
+            0,
+            Ordering::SeqCst,
+            Ordering::SeqCst,
+        );
+    }
+
     pub fn reason(&self) -> Option<StopReason> {
         match self.0.load(Ordering::SeqCst) {
             1 => Some(StopReason::Interrupted),

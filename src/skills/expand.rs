@@ -11,7 +11,7 @@ use super::keys::{Button, Key, KeyMap};
 use super::library::{ParamType, Skill, SkillLibrary, SlotNames, Step, Value, template_instances};
 
 /// One input event. Pointer positions are window pixels; `MoveBy` is a relative (camera) move.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum InputEvent {
     KeyDown { key: Key },

@@ -25,8 +25,8 @@ impl fmt::Display for Button {
 }
 
 /// A physical key: a printable character or a named key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(into = "String")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
 pub enum Key {
     Char(char),
     Space,
@@ -88,6 +88,13 @@ impl fmt::Display for Key {
                 f.write_str(name)
             }
         }
+    }
+}
+
+impl TryFrom<String> for Key {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        Key::parse(&s).ok_or_else(|| format!("unknown key \"{s}\""))
     }
 }
 

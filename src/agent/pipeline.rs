@@ -1,0 +1,253 @@
+//! One step's pipeline from a frame to a validated action, shared by `play` and `replay`:
+//! detect -> split -> embed -> pool -> prompt -> policy -> validate.
+
+use std::time::Instant;
+
+use image::RgbImage;
+use petgraph::graph::NodeIndex;
+
+use crate::config::Config;
+use crate::knowledge::{self, KnowledgeGraph, PathLimits, PooledText, Strategy};
+use crate::perception::{self, DetectOptions, Detection, Detector, Perception, SplitContext};
+use crate::policy::llm_policy::answers_in_json;
+use crate::policy::planner::{PlanStep, Planner, View};
+use crate::policy::prompt::{self, StepInputs};
+use crate::policy::{
+    Attempt, LlmPolicy, MemoryStack, PromptTemplate, TokenCounter, Usage, ValidAction,
+};
+use crate::skills::gui::GuiLayout;
+use crate::skills::{ExpandContext, GameProfile, SkillCall, plan};
+use crate::tasks::Task;
+
+/// The fixed parts of the agent.
+pub struct Parts {
+    pub config: Config,
+    pub kg: KnowledgeGraph,
+    pub task: Task,
+    pub target: NodeIndex,
+    pub profile: GameProfile,
+    pub template: PromptTemplate,
+    pub counter: TokenCounter,
+}
+
+pub fn detect_options(config: &Config) -> DetectOptions {
+    DetectOptions {
+        confidence: config.detector.confidence,
+        iou: config.detector.iou,
+        max_detections: config.detector.max_detections,
+        multi_label: false,
+        clip_boxes: true,
+    }
+}
+
+/// Detections of a frame and what they mean for the agent.
+pub fn perceive(
+    detector: &mut Detector,
+    frame: &RgbImage,
+    config: &Config,
+) -> Result<(Vec<Detection>, Perception), perception::DetectorError> {
+    let (found, _) = detector.detect(frame, &detect_options(config))?;
+    let perception = perception::detections::split(
+        &found,
+        &detector.info().class_names,
+        &SplitContext {
+            frame_w: frame.width(),
+            frame_h: frame.height(),
+            k_w: config.detector.k_w,
+            k_h: config.detector.k_h,
+            gui_panel: None,
+        },
+    );
+    Ok((found, perception))
+}
+
+/// The graph side of a step: visual attributes, pooled subgraph and its text.
+pub struct GraphView {
+    pub visual: knowledge::VisualState,
+    pub pooled: knowledge::Subgraph,
+    pub text: PooledText,
+}
+
+pub fn graph_view(parts: &Parts, perception: &Perception) -> GraphView {
+    let visual = knowledge::embed(&parts.kg, perception);
+    let limits = PathLimits {
+        max_length: parts.config.pooling.max_path_length,
+        max_paths: parts.config.pooling.max_paths,
+    };
+    let (pooled, _) = knowledge::pool(
+        &parts.kg,
+        parts.target,
+        &parts.task.description,
+        &visual,
+        limits,
+        Strategy::PspThenEmp,
+    );
+    let text = knowledge::textualize(&parts.kg, &pooled, &visual);
+    GraphView {
+        visual,
+        pooled,
+        text,
+    }
+}
+
+/// The prompt and its token count.
+pub fn build_prompt(
+    parts: &Parts,
+    perception: &Perception,
+    graph: &GraphView,
+    memory: &MemoryStack,
+) -> (String, usize) {
+    let values = prompt::step_values(&StepInputs {
+        task: &parts.task,
+        kg: &parts.kg,
+        pooled: &graph.pooled,
+        visual: &graph.visual,
+        perception,
+        library: &parts.profile.skills,
+        memory,
+        recall_steps: parts.config.memory.recall_steps,
+        json_answers: answers_in_json(parts.config.llm.output_mode, parts.config.llm.constrain),
+    });
+    let text = parts.template.render(&values);
+    let tokens = parts.counter.count(&text);
+    (text, tokens)
+}
+
+pub fn layout<'a>(parts: &'a Parts, w: u32, h: u32) -> GuiLayout<'a> {
+    parts.profile.gui.layout(w, h, parts.config.game.gui_scale)
+}
+
+pub fn expand_context<'a>(
+    parts: &'a Parts,
+    layout: &'a GuiLayout<'a>,
+    w: u32,
+    h: u32,
+) -> ExpandContext<'a> {
+    ExpandContext {
+        window_w: w,
+        window_h: h,
+        keys: &parts.profile.keys,
+        slots: layout,
+        camera: parts.profile.camera,
+    }
+}
+
+/// What a policy decided in one step.
+#[derive(Debug, Clone, Default)]
+pub struct Decision {
+    pub action: Option<ValidAction>,
+    pub attempts: Vec<Attempt>,
+    pub reasoning: String,
+    /// "valid" or why there is no action.
+    pub validation: String,
+    pub usage: Usage,
+    pub cost_usd: Option<f64>,
+    /// The planner found the target in the inventory.
+    pub done: bool,
+}
+
+/// Validates a call the way every policy's calls are validated.
+pub fn validate_call(
+    parts: &Parts,
+    call: SkillCall,
+    reasoning: String,
+    w: u32,
+    h: u32,
+) -> Decision {
+    let layout = layout(parts, w, h);
+    let ctx = expand_context(parts, &layout, w, h);
+    match plan(&parts.profile.skills, &call, &ctx) {
+        Ok(events) => Decision {
+            action: Some(ValidAction {
+                call,
+                events,
+                reasoning: reasoning.clone(),
+            }),
+            reasoning,
+            validation: "valid".into(),
+            cost_usd: Some(0.0),
+            ..Decision::default()
+        },
+        Err(e) => Decision {
+            reasoning,
+            validation: e.to_string(),
+            cost_usd: Some(0.0),
+            ..Decision::default()
+        },
+    }
+}
+
+pub fn planner_decision(
+    parts: &Parts,
+    planner: &mut Planner,
+    perception: &Perception,
+    graph: &GraphView,
+) -> Decision {
+    let layout = layout(parts, perception.frame_w, perception.frame_h);
+    let view = View {
+        kg: &parts.kg,
+        visual: &graph.visual,
+        perception,
+        layout: &layout,
+    };
+    match planner.next(parts.target, &view) {
+        PlanStep::Act(call, why) => {
+            validate_call(parts, call, why, perception.frame_w, perception.frame_h)
+        }
+        PlanStep::Done => Decision {
+            done: true,
+            validation: "done".into(),
+            cost_usd: Some(0.0),
+            ..Decision::default()
+        },
+        PlanStep::Stuck(why) => Decision {
+            validation: format!("planner stuck: {why}"),
+            reasoning: why,
+            cost_usd: Some(0.0),
+            ..Decision::default()
+        },
+    }
+}
+
+pub async fn llm_decision(
+    parts: &Parts,
+    policy: &LlmPolicy,
+    prompt: &str,
+    perception: &Perception,
+) -> Result<Decision, crate::policy::LlmError> {
+    let layout = layout(parts, perception.frame_w, perception.frame_h);
+    let ctx = expand_context(parts, &layout, perception.frame_w, perception.frame_h);
+    let turn = policy.decide(prompt, &parts.profile.skills, &ctx).await?;
+    let validation = match (&turn.action, turn.attempts.last()) {
+        (Some(_), _) => "valid".to_string(),
+        (None, Some(a)) => a.rejected.clone().unwrap_or_else(|| "no answer".into()),
+        (None, None) => "no answer".into(),
+    };
+    Ok(Decision {
+        reasoning: turn
+            .action
+            .as_ref()
+            .map(|a| a.reasoning.clone())
+            .unwrap_or_default(),
+        action: turn.action,
+        attempts: turn.attempts,
+        validation,
+        usage: turn.usage,
+        cost_usd: turn.cost_usd,
+        done: false,
+    })
+}
+
+/// Whether the task's target shows among the inventory icons.
+pub fn target_in_inventory(parts: &Parts, graph: &GraphView) -> bool {
+    graph
+        .visual
+        .attributes
+        .get(&parts.target)
+        .is_some_and(|a| !a.icons.is_empty())
+}
+
+/// Milliseconds since `t`.
+pub fn ms_since(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1000.0
+}

@@ -1,0 +1,368 @@
+//! `vistawise play`: the agent loop. Capture the game window, detect, embed, pool, prompt, ask
+//! the policy, validate, record the step (flushed before anything moves), act, remember.
+//! It ends on success (the target in the inventory), on the step/time/cost limits, on the
+//! emergency stop or Ctrl-C, always with held input released and the session closed.
+
+use std::time::{Duration, Instant};
+
+use crate::capture::frame::{self, CaptureError};
+use crate::perception::{Detector, DetectorError};
+use crate::policy::planner::Planner;
+use crate::policy::{LlmError, LlmPolicy, MemoryStack};
+use crate::skills::{
+    EnigoBackend, ExecError, Executed, InputError, StopFlag, StopReason, WindowRect, execute,
+};
+
+use super::pipeline::{self, Decision, Parts, ms_since};
+use super::session::{Line, Meta, Outcome, Recorder, SessionError, StageMs, StepRecord};
+
+pub enum PolicyChoice {
+    Llm(Box<LlmPolicy>),
+    Planner(Box<Planner>),
+}
+
+impl PolicyChoice {
+    pub fn name(&self) -> &'static str {
+        match self {
+            PolicyChoice::Llm(_) => "llm",
+            PolicyChoice::Planner(_) => "planner",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct PlayOptions {
+    pub dry_run: bool,
+    /// 0 = no limit.
+    pub max_steps: u64,
+    pub max_minutes: f64,
+    pub max_cost_usd: f64,
+    /// X id of the game window.
+    pub window_id: u32,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    #[error(transparent)]
+    Capture(#[from] CaptureError),
+    #[error(transparent)]
+    Detector(#[from] DetectorError),
+    #[error(transparent)]
+    Input(#[from] InputError),
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(String),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlaySummary {
+    pub steps: u64,
+    pub end: String,
+    pub success: bool,
+    pub cost_usd: f64,
+}
+
+/// What the live status line shows.
+#[derive(Debug, Clone, Default)]
+pub struct Status {
+    pub step: u64,
+    pub last_action: String,
+    pub stage_ms: StageMs,
+    pub tokens: u64,
+    pub cost_usd: f64,
+    pub note: String,
+}
+
+pub fn play(
+    parts: &Parts,
+    detector: &mut Detector,
+    policy: &mut PolicyChoice,
+    options: &PlayOptions,
+    recorder: &mut Recorder,
+    stop: &StopFlag,
+    on_status: &mut dyn FnMut(&Status),
+) -> Result<PlaySummary, AgentError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| AgentError::Runtime(e.to_string()))?;
+    let started = Instant::now();
+    let mut memory = MemoryStack::default();
+    let mut backend: Option<EnigoBackend> = None;
+    let mut status = Status::default();
+    let mut step: u64 = 0;
+    let end = |reason: String, success: bool, status: &Status, step: u64| PlaySummary {
+        steps: step,
+        end: reason,
+        success,
+        cost_usd: status.cost_usd,
+    };
+    let summary = loop {
+        if let Some(reason) = stop.reason() {
+            if reason == StopReason::WindowLost && !options.dry_run {
+                status.note = "paused: the game window is not focused".into();
+                on_status(&status);
+                std::thread::sleep(Duration::from_millis(300));
+                // The watcher sets it again while the window stays unfocused.
+                stop.clear_window_lost();
+                std::thread::sleep(Duration::from_millis(100));
+                continue;
+            }
+            break end(format!("stopped: {reason}"), false, &status, step);
+        }
+        if options.max_steps > 0 && step >= options.max_steps {
+            break end(
+                format!("step limit ({}) reached", options.max_steps),
+                false,
+                &status,
+                step,
+            );
+        }
+        if options.max_minutes > 0.0
+            && started.elapsed().as_secs_f64() / 60.0 >= options.max_minutes
+        {
+            break end(
+                format!("time limit ({} min) reached", options.max_minutes),
+                false,
+                &status,
+                step,
+            );
+        }
+        if options.max_cost_usd > 0.0 && status.cost_usd >= options.max_cost_usd {
+            break end(
+                format!("cost cap (${:.2}) reached", options.max_cost_usd),
+                false,
+                &status,
+                step,
+            );
+        }
+
+        // Capture.
+        let t = Instant::now();
+        let (frame, info) = match frame::capture(options.window_id) {
+            Ok(x) => x,
+            Err(CaptureError::Gone(_)) => {
+                break end("the game window disappeared".into(), false, &status, step);
+            }
+            Err(e) => return Err(e.into()),
+        };
+        if !options.dry_run && !info.focused {
+            status.note = "paused: the game window is not focused".into();
+            on_status(&status);
+            std::thread::sleep(Duration::from_millis(500));
+            continue;
+        }
+        status.note.clear();
+        let mut stage = StageMs {
+            capture: ms_since(t),
+            ..StageMs::default()
+        };
+        step += 1;
+
+        // Perception and graph.
+        let t = Instant::now();
+        let (detections, perception) = pipeline::perceive(detector, &frame, &parts.config)?;
+        stage.detect = ms_since(t);
+        let t = Instant::now();
+        let graph = pipeline::graph_view(parts, &perception);
+        stage.graph = ms_since(t);
+        let t = Instant::now();
+        let (prompt, prompt_tokens) = pipeline::build_prompt(parts, &perception, &graph, &memory);
+        stage.prompt = ms_since(t);
+
+        // Success is read off the screen before deciding anything else.
+        let success = pipeline::target_in_inventory(parts, &graph);
+
+        let t = Instant::now();
+        let decision = if success {
+            Decision {
+                done: true,
+                validation: "done".into(),
+                cost_usd: Some(0.0),
+                ..Decision::default()
+            }
+        } else {
+            match policy {
+                PolicyChoice::Planner(p) => {
+                    pipeline::planner_decision(parts, p, &perception, &graph)
+                }
+                PolicyChoice::Llm(llm) => {
+                    match runtime.block_on(pipeline::llm_decision(parts, llm, &prompt, &perception))
+                    {
+                        Ok(d) => d,
+                        Err(e) => llm_failure(e),
+                    }
+                }
+            }
+        };
+        stage.policy = ms_since(t);
+        status.cost_usd += decision.cost_usd.unwrap_or(0.0);
+        status.tokens += decision.usage.prompt_tokens + decision.usage.completion_tokens;
+
+        let frame_file = recorder.save_frame(step, &frame)?;
+        let record = StepRecord {
+            step,
+            t: started.elapsed().as_secs_f64(),
+            frame: frame_file,
+            frame_w: frame.width(),
+            frame_h: frame.height(),
+            detections,
+            perception: perception.clone(),
+            knowledge: graph.text.knowledge.clone(),
+            inventory: graph.text.inventory.clone(),
+            environment: graph.text.environment.clone(),
+            prompt,
+            prompt_tokens,
+            attempts: decision.attempts.clone(),
+            reasoning: decision.reasoning.clone(),
+            action: decision.action.as_ref().map(|a| a.call.clone()),
+            validation: decision.validation.clone(),
+            events: decision
+                .action
+                .as_ref()
+                .map(|a| a.events.clone())
+                .unwrap_or_default(),
+            usage: decision.usage,
+            cost_usd: decision.cost_usd,
+            stage_ms: stage.clone(),
+        };
+        // Flushed to disk before anything moves.
+        recorder.append(&Line::Step(Box::new(record)))?;
+
+        if decision.done || success {
+            break end(
+                "success: the target is in the inventory".into(),
+                true,
+                &status,
+                step,
+            );
+        }
+        let Some(action) = decision.action else {
+            status.last_action = format!("(no action: {})", decision.validation);
+            on_status(&status);
+            continue;
+        };
+
+        // Act.
+        let t = Instant::now();
+        let mut executed = Executed::default();
+        let result = if options.dry_run {
+            "dry run: nothing sent".to_string()
+        } else {
+            let rect = WindowRect {
+                x: info.x,
+                y: info.y,
+                w: info.width,
+                h: info.height,
+            };
+            let b = match backend.as_mut() {
+                Some(b) => {
+                    b.set_window(rect);
+                    b
+                }
+                None => backend.insert(EnigoBackend::new(None, rect)?),
+            };
+            match execute(b, &action.events, stop, &mut executed) {
+                Ok(()) => "done".to_string(),
+                Err(ExecError::Stopped(r)) => format!("stopped: {r}"),
+                Err(ExecError::Input(e)) => format!("failed: {e}"),
+            }
+        };
+        stage.act = ms_since(t);
+        recorder.append(&Line::Outcome(Outcome {
+            step,
+            sent: executed.events.clone(),
+            released: executed.released.clone(),
+            result: result.clone(),
+            act_ms: stage.act,
+        }))?;
+        memory.push(step, action.call.clone(), &action.reasoning);
+        memory.set_outcome(result);
+        status.step = step;
+        status.last_action = action.call.to_string();
+        status.stage_ms = stage;
+        on_status(&status);
+    };
+    recorder.append(&Line::End {
+        reason: summary.end.clone(),
+        steps: summary.steps,
+        cost_usd: summary.cost_usd,
+    })?;
+    Ok(summary)
+}
+
+/// An LLM that cannot be reached ends no session by itself: the step records why and the loop
+/// goes on (the limits still apply).
+fn llm_failure(e: LlmError) -> Decision {
+    Decision {
+        validation: format!("LLM request failed: {e}"),
+        cost_usd: Some(0.0),
+        ..Decision::default()
+    }
+}
+
+/// A fresh session id: UTC date and time plus the task.
+pub fn session_id(task: &str) -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    format!("{}-{task}", httpdate_compact(secs))
+}
+
+/// YYYYMMDD-HHMMSS (UTC) without a date crate.
+fn httpdate_compact(secs: u64) -> String {
+    let days = secs / 86_400;
+    let rem = secs % 86_400;
+    let (h, m, s) = (rem / 3600, rem % 3600 / 60, rem % 60);
+    // Civil from days (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}{month:02}{d:02}-{h:02}{m:02}{s:02}")
+}
+
+/// Everything `meta.json` says, given the parts.
+pub fn meta(
+    parts: &Parts,
+    policy: &str,
+    dry_run: bool,
+    detector_sha: String,
+    kg_sha: String,
+) -> Meta {
+    Meta {
+        format_version: super::session::FORMAT_VERSION,
+        vistawise_version: env!("CARGO_PKG_VERSION").to_string(),
+        started: httpdate::fmt_http_date(std::time::SystemTime::now()),
+        task: parts.task.id.clone(),
+        profile: parts.task.profile.clone(),
+        policy: policy.to_string(),
+        dry_run,
+        config: parts.config.to_masked_toml(),
+        detector: parts.config.detector.model.display().to_string(),
+        detector_sha256: detector_sha,
+        kg: parts.kg.source.display().to_string(),
+        kg_sha256: kg_sha,
+        window_title: parts.config.game.window_title.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_ids_are_sortable_utc_times() {
+        assert_eq!(httpdate_compact(0), "19700101-000000");
+        // 2026-11-22 13:45:07 UTC
+        assert_eq!(httpdate_compact(1_795_355_107), "20261122-134507");
+        assert_eq!(httpdate_compact(951_782_400), "20000229-000000");
+    }
+}

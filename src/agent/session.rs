@@ -1,0 +1,276 @@
+//! Recorded sessions: `sessions/<id>/meta.json`, `session.jsonl` (one step per line, appended and
+//! flushed to disk before the step's action runs) and `frames/<step>.jpg` (written atomically).
+//! A `kill -9` at any moment loses no completed step, and the reader tolerates a truncated last
+//! line. Format: docs/sessions.md.
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::perception::{Detection, Perception};
+use crate::policy::{Attempt, Usage};
+use crate::skills::{InputEvent, SkillCall};
+
+pub const FORMAT_VERSION: u32 = 1;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}: not a session step: {reason}")]
+    BadLine {
+        path: PathBuf,
+        line: usize,
+        reason: String,
+    },
+    #[error("{path}: {reason}")]
+    BadMeta { path: PathBuf, reason: String },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> SessionError + '_ {
+    move |source| SessionError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// What a session was made with (never an API key: the config is masked).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Meta {
+    pub format_version: u32,
+    pub vistawise_version: String,
+    pub started: String,
+    pub task: String,
+    pub profile: String,
+    pub policy: String,
+    pub dry_run: bool,
+    /// The effective config as TOML, secrets masked.
+    pub config: String,
+    pub detector: String,
+    pub detector_sha256: String,
+    pub kg: String,
+    pub kg_sha256: String,
+    pub window_title: String,
+}
+
+/// Milliseconds spent in each stage of a step.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct StageMs {
+    pub capture: f64,
+    pub detect: f64,
+    pub graph: f64,
+    pub prompt: f64,
+    pub policy: f64,
+    pub act: f64,
+}
+
+/// One step, as recorded.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepRecord {
+    pub step: u64,
+    /// Seconds since the session started.
+    pub t: f64,
+    /// Frame file relative to the session folder.
+    pub frame: String,
+    pub frame_w: u32,
+    pub frame_h: u32,
+    pub detections: Vec<Detection>,
+    pub perception: Perception,
+    /// The pooled graph as the prompt shows it.
+    pub knowledge: String,
+    pub inventory: String,
+    pub environment: String,
+    pub prompt: String,
+    pub prompt_tokens: usize,
+    /// The answers of the LLM (empty for the planner).
+    pub attempts: Vec<Attempt>,
+    /// The planner's or the LLM's reasoning for the chosen action.
+    pub reasoning: String,
+    pub action: Option<SkillCall>,
+    /// "valid", or why no valid action came out.
+    pub validation: String,
+    /// Events the action expands to (planned before anything is sent).
+    pub events: Vec<InputEvent>,
+    /// Events actually sent (filled in by the next line's `outcome` of this step).
+    pub usage: Usage,
+    pub cost_usd: Option<f64>,
+    pub stage_ms: StageMs,
+}
+
+/// Written after the action ran: what was sent and how it ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Outcome {
+    pub step: u64,
+    pub sent: Vec<InputEvent>,
+    pub released: Vec<InputEvent>,
+    pub result: String,
+    pub act_ms: f64,
+}
+
+/// One line of `session.jsonl`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Line {
+    Step(Box<StepRecord>),
+    Outcome(Outcome),
+    End {
+        reason: String,
+        steps: u64,
+        cost_usd: f64,
+    },
+}
+
+pub struct Recorder {
+    dir: PathBuf,
+    log: File,
+    jpeg_quality: u8,
+}
+
+/// Writes `bytes` to `path` through a temporary file and a rename.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), SessionError> {
+    let tmp = path.with_extension("tmp");
+    let mut f = File::create(&tmp).map_err(io(&tmp))?;
+    f.write_all(bytes).map_err(io(&tmp))?;
+    f.sync_all().map_err(io(&tmp))?;
+    std::fs::rename(&tmp, path).map_err(io(path))
+}
+
+impl Recorder {
+    /// Creates `root/<id>/` with `meta.json`, an empty `session.jsonl` and `frames/`.
+    pub fn create(
+        root: &Path,
+        id: &str,
+        meta: &Meta,
+        jpeg_quality: u8,
+    ) -> Result<Self, SessionError> {
+        let dir = root.join(id);
+        std::fs::create_dir_all(dir.join("frames")).map_err(io(&dir))?;
+        let text = serde_json::to_string_pretty(meta).map_err(|e| SessionError::BadMeta {
+            path: dir.join("meta.json"),
+            reason: e.to_string(),
+        })?;
+        write_atomically(&dir.join("meta.json"), text.as_bytes())?;
+        let log_path = dir.join("session.jsonl");
+        let log = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&log_path)
+            .map_err(io(&log_path))?;
+        Ok(Recorder {
+            dir,
+            log,
+            jpeg_quality,
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Saves a frame as `frames/<step>.jpg`; returns its path relative to the session.
+    pub fn save_frame(&self, step: u64, frame: &image::RgbImage) -> Result<String, SessionError> {
+        let rel = format!("frames/{step:06}.jpg");
+        let path = self.dir.join(&rel);
+        let mut bytes = Vec::new();
+        let encoder =
+            image::codecs::jpeg::JpegEncoder::new_with_quality(&mut bytes, self.jpeg_quality);
+        frame
+            .write_with_encoder(encoder)
+            .map_err(|e| SessionError::Io {
+                path: path.clone(),
+                source: std::io::Error::other(e.to_string()),
+            })?;
+        write_atomically(&path, &bytes)?;
+        Ok(rel)
+    }
+
+    /// Appends a line and forces it to disk.
+    pub fn append(&mut self, line: &Line) -> Result<(), SessionError> {
+        let path = self.dir.join("session.jsonl");
+        let mut text = serde_json::to_string(line).map_err(|e| SessionError::BadLine {
+            path: path.clone(),
+            line: 0,
+            reason: e.to_string(),
+        })?;
+        text.push('\n');
+        self.log.write_all(text.as_bytes()).map_err(io(&path))?;
+        self.log.sync_data().map_err(io(&path))
+    }
+}
+
+/// A session read back.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub dir: PathBuf,
+    pub meta: Meta,
+    pub steps: Vec<StepRecord>,
+    pub outcomes: Vec<Outcome>,
+    pub end: Option<String>,
+    /// The last line was cut off (the process died while writing it) and was skipped.
+    pub truncated_tail: bool,
+}
+
+impl Session {
+    pub fn load(dir: &Path) -> Result<Self, SessionError> {
+        let meta_path = dir.join("meta.json");
+        let meta_text = std::fs::read_to_string(&meta_path).map_err(io(&meta_path))?;
+        let meta: Meta = serde_json::from_str(&meta_text).map_err(|e| SessionError::BadMeta {
+            path: meta_path.clone(),
+            reason: e.to_string(),
+        })?;
+        let log_path = dir.join("session.jsonl");
+        let file = File::open(&log_path).map_err(io(&log_path))?;
+        let lines: Vec<String> = BufReader::new(file)
+            .lines()
+            .collect::<Result<_, _>>()
+            .map_err(io(&log_path))?;
+        let mut session = Session {
+            dir: dir.to_path_buf(),
+            meta,
+            steps: Vec::new(),
+            outcomes: Vec::new(),
+            end: None,
+            truncated_tail: false,
+        };
+        let count = lines.len();
+        for (i, text) in lines.iter().enumerate() {
+            if text.trim().is_empty() {
+                continue;
+            }
+            match serde_json::from_str::<Line>(text) {
+                Ok(Line::Step(s)) => session.steps.push(*s),
+                Ok(Line::Outcome(o)) => session.outcomes.push(o),
+                Ok(Line::End { reason, .. }) => session.end = Some(reason),
+                // Only the last line may be cut short by a crash.
+                Err(_) if i + 1 == count => session.truncated_tail = true,
+                Err(e) => {
+                    return Err(SessionError::BadLine {
+                        path: log_path,
+                        line: i + 1,
+                        reason: e.to_string(),
+                    });
+                }
+            }
+        }
+        Ok(session)
+    }
+
+    pub fn outcome(&self, step: u64) -> Option<&Outcome> {
+        self.outcomes.iter().find(|o| o.step == step)
+    }
+
+    pub fn frame(&self, step: &StepRecord) -> Result<image::RgbImage, SessionError> {
+        let path = self.dir.join(&step.frame);
+        image::open(&path)
+            .map(|i| i.to_rgb8())
+            .map_err(|e| SessionError::Io {
+                path,
+                source: std::io::Error::other(e.to_string()),
+            })
+    }
+}

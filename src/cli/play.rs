@@ -1,0 +1,207 @@
+//! `vistawise play --task T`: the agent on the game window, recorded into a session.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use vistawise::agent::pipeline::Parts;
+use vistawise::agent::play::{self, PlayOptions, PolicyChoice, Status};
+use vistawise::agent::session::Recorder;
+use vistawise::capture::windows;
+use vistawise::perception::{Detector, runtime};
+use vistawise::policy::planner::{Planner, PlannerConfig};
+use vistawise::policy::{LlmClient, LlmPolicy, PriceTable, PromptTemplate, TokenCounter};
+use vistawise::skills::{GameProfile, StopFlag, emergency};
+
+use super::AppContext;
+use super::kg::{GraphArgs, load};
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PolicyArg {
+    Llm,
+    Planner,
+}
+
+#[derive(Args)]
+pub struct PlayArgs {
+    /// Task id from the tasks file (e.g. log, wooden_pickaxe, diamond).
+    #[arg(long)]
+    pub task: String,
+    #[command(flatten)]
+    pub graph: GraphArgs,
+    /// Who decides: the LLM of [llm], or the deterministic planner.
+    #[arg(long, value_enum, default_value_t = PolicyArg::Llm)]
+    pub policy: PolicyArg,
+    /// Run everything but send no input to the game.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Stop after this many steps [default: safety.max_steps].
+    #[arg(long)]
+    pub max_steps: Option<u64>,
+    /// Stop after this many minutes [default: safety.max_minutes].
+    #[arg(long)]
+    pub max_minutes: Option<f64>,
+    /// Stop when the LLM spend reaches this many dollars [default: safety.max_cost_usd].
+    #[arg(long)]
+    pub max_cost: Option<f64>,
+    /// Session id (folder name under session.dir) [default: date-time-task].
+    #[arg(long)]
+    pub session_id: Option<String>,
+    /// Project root holding config/games/ and skills/.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub root: PathBuf,
+    /// Record LLM exchanges into DIR as well (for replay in tests).
+    #[arg(long, value_name = "DIR")]
+    pub record_llm: Option<PathBuf>,
+}
+
+pub fn run(ctx: &AppContext, args: &PlayArgs) -> Result<ExitCode> {
+    let config = ctx.config().clone();
+    let (kg, tasks) = load(ctx, &args.graph)?;
+    let task = tasks.get(&config.game.profile, &args.task)?.clone();
+    let target = kg.node(&task.target).with_context(|| {
+        format!(
+            "task {} targets \"{}\", not a node of {}",
+            task.id,
+            task.target,
+            kg.source.display()
+        )
+    })?;
+    let profile = GameProfile::load(&args.root, &config.game.profile)
+        .with_context(|| format!("cannot load game profile \"{}\"", config.game.profile))?;
+    let template = PromptTemplate::load(&config.llm.prompt_template)?;
+    let counter = TokenCounter::o200k().map_err(anyhow::Error::msg)?;
+    runtime::init(ctx.ort_lib().as_deref())?;
+    let mut detector = Detector::load(&config.detector.model, config.detector.threads)?;
+    let mut policy = match args.policy {
+        PolicyArg::Planner => PolicyChoice::Planner(Box::new(Planner::new(PlannerConfig::load(
+            &profile.controls_file,
+            &kg,
+            &profile.skills,
+        )?))),
+        PolicyArg::Llm => {
+            let mut client = LlmClient::new(&config.llm)?;
+            if let Some(dir) = &args.record_llm {
+                client = client.record_to(dir)?;
+            }
+            let prices = PriceTable::load(&config.llm.prices)?;
+            let max_cost = args.max_cost.unwrap_or(config.safety.max_cost_usd);
+            if prices.find(&config.llm.model).is_none() && max_cost > 0.0 {
+                bail!(
+                    "model \"{}\" has no price in {}, so the cost cap cannot work: add it, or pass --max-cost 0 to play without a cap",
+                    config.llm.model,
+                    config.llm.prices.display()
+                );
+            }
+            PolicyChoice::Llm(Box::new(LlmPolicy::new(client, prices, &config.llm)))
+        }
+    };
+
+    let all = windows::list().context("cannot list windows (is DISPLAY set?)")?;
+    let window = windows::find_by_title(&all, &config.game.window_title)?;
+    let stop = StopFlag::default();
+    stop.on_signals()
+        .context("cannot install the SIGINT/SIGTERM handlers")?;
+    let _watcher = if args.dry_run {
+        None
+    } else {
+        Some(
+            emergency::Watcher::start(&config.safety, Some(window.id), stop.clone())
+                .context("cannot start the emergency stop")?,
+        )
+    };
+
+    let kg_path = kg.source.clone();
+    let parts = Parts {
+        config: config.clone(),
+        kg,
+        task,
+        target,
+        profile,
+        template,
+        counter,
+    };
+    let meta = play::meta(
+        &parts,
+        policy.name(),
+        args.dry_run,
+        super::sha256_file(&config.detector.model)?,
+        super::sha256_file(&kg_path)?,
+    );
+    let id = args
+        .session_id
+        .clone()
+        .unwrap_or_else(|| play::session_id(&parts.task.id));
+    let mut recorder =
+        Recorder::create(&config.session.dir, &id, &meta, config.session.jpeg_quality)?;
+    eprintln!(
+        "playing {} ({}) on \"{}\" {}x{} with the {} policy{}; session {}",
+        parts.task.id,
+        parts.task.description,
+        window.title,
+        window.width,
+        window.height,
+        policy.name(),
+        if args.dry_run {
+            " (dry run: no input)"
+        } else {
+            ""
+        },
+        recorder.dir().display()
+    );
+    let bar = ProgressBar::new_spinner();
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
+    let mut show = |s: &Status| {
+        let t = &s.stage_ms;
+        bar.set_message(format!(
+            "step {} | {} | {} | capture {:.0} detect {:.0} graph {:.1} prompt {:.1} policy {:.0} act {:.0} ms | {} tokens | ${:.4}{}",
+            s.step,
+            parts.task.id,
+            s.last_action,
+            t.capture,
+            t.detect,
+            t.graph,
+            t.prompt,
+            t.policy,
+            t.act,
+            s.tokens,
+            s.cost_usd,
+            if s.note.is_empty() { String::new() } else { format!(" | {}", s.note) }
+        ));
+        bar.tick();
+    };
+    let options = PlayOptions {
+        dry_run: args.dry_run,
+        max_steps: args.max_steps.unwrap_or(config.safety.max_steps),
+        max_minutes: args.max_minutes.unwrap_or(config.safety.max_minutes),
+        max_cost_usd: args.max_cost.unwrap_or(config.safety.max_cost_usd),
+        window_id: window.id,
+    };
+    let summary = play::play(
+        &parts,
+        &mut detector,
+        &mut policy,
+        &options,
+        &mut recorder,
+        &stop,
+        &mut show,
+    )?;
+    bar.finish_and_clear();
+    println!(
+        "{} after {} steps (${:.4}); session {}",
+        summary.end,
+        summary.steps,
+        summary.cost_usd,
+        recorder.dir().display()
+    );
+    Ok(if summary.success {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

@@ -1,0 +1,209 @@
+//! The agent loop on a real X server: a real window shows a game frame, `vistawise play`
+//! captures it, detects with a real ONNX model, pools, plans, validates, records and acts.
+
+mod support;
+
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use support::{TestWindow, XServer, binary};
+use vistawise::agent::session::Session;
+
+const TITLE: &str = "Minecraft agent test";
+
+fn frame() -> image::RgbImage {
+    image::open(support::fixture("detector/images/wide_16x9.png"))
+        .expect("fixture frame")
+        .to_rgb8()
+}
+
+fn play(display: &str, sessions: &std::path::Path, args: &[&str]) -> Command {
+    let mut cmd = binary();
+    cmd.arg("play")
+        .args(args)
+        .env("DISPLAY", display)
+        .env("VISTAWISE_ORT_LIB", support::ort_lib())
+        .env("VISTAWISE_GAME__WINDOW_TITLE", TITLE)
+        .env(
+            "VISTAWISE_DETECTOR__MODEL",
+            "tests/fixtures/detector/tiny-raw.onnx",
+        )
+        .env("VISTAWISE_SESSION__DIR", sessions);
+    cmd
+}
+
+fn run(cmd: &mut Command) -> (i32, String, String) {
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = cmd.output().expect("run");
+    (
+        status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&stdout).into_owned(),
+        String::from_utf8_lossy(&stderr).into_owned(),
+    )
+}
+
+fn start_game_window(x: &XServer) -> TestWindow {
+    let window = TestWindow::open(&x.display, TITLE, 640, 360);
+    window.show_image(&frame());
+    window.activate(&x.display);
+    window
+}
+
+#[test]
+fn a_dry_run_records_every_step_and_sends_nothing() {
+    let x = XServer::start(1280, 800);
+    let _window = start_game_window(&x);
+    let sessions = tempfile::tempdir().expect("temp");
+    let (code, out, err) = run(&mut play(
+        &x.display,
+        sessions.path(),
+        &[
+            "--task",
+            "planks",
+            "--policy",
+            "planner",
+            "--dry-run",
+            "--max-steps",
+            "3",
+            "--session-id",
+            "dry",
+        ],
+    ));
+    assert_eq!(code, 1, "the step limit ends it: {out}{err}");
+    assert!(
+        out.contains("step limit (3) reached after 3 steps"),
+        "{out}"
+    );
+    let session = Session::load(&sessions.path().join("dry")).expect("session");
+    assert_eq!(session.steps.len(), 3);
+    assert!(!session.truncated_tail);
+    assert_eq!(session.meta.policy, "planner");
+    assert!(session.meta.dry_run);
+    assert_eq!(session.end.as_deref(), Some("step limit (3) reached"));
+    let first = &session.steps[0];
+    // The real detector found the frame's trunk and log icon; the planner wants planks, so it
+    // opens the inventory first.
+    assert_eq!((first.frame_w, first.frame_h), (640, 360));
+    assert!(
+        first.detections.iter().any(|d| d.class == "trunk"),
+        "{:?}",
+        first.detections
+    );
+    assert!(first.inventory.contains("Log"), "{}", first.inventory);
+    assert!(first.prompt.contains("Obtain planks."));
+    assert!(first.prompt_tokens > 500);
+    assert_eq!(
+        first.action.as_ref().map(|a| a.skill.as_str()),
+        Some("open_inventory")
+    );
+    assert_eq!(first.validation, "valid");
+    assert!(!first.events.is_empty());
+    for s in &session.steps {
+        assert!(session.dir.join(&s.frame).is_file());
+        let outcome = session.outcome(s.step).expect("outcome");
+        assert_eq!(outcome.result, "dry run: nothing sent");
+        assert!(outcome.sent.is_empty());
+    }
+    let frame = session.frame(first).expect("frame");
+    assert_eq!(frame.dimensions(), (640, 360));
+}
+
+#[test]
+fn a_real_run_sends_the_validated_events_to_the_game_window() {
+    let x = XServer::start(1280, 800);
+    let _window = start_game_window(&x);
+    let sessions = tempfile::tempdir().expect("temp");
+    let (code, out, err) = run(&mut play(
+        &x.display,
+        sessions.path(),
+        &[
+            "--task",
+            "planks",
+            "--policy",
+            "planner",
+            "--max-steps",
+            "1",
+            "--session-id",
+            "real",
+        ],
+    ));
+    assert_eq!(code, 1, "{out}{err}");
+    let session = Session::load(&sessions.path().join("real")).expect("session");
+    let step = &session.steps[0];
+    // The frame shows a log icon: to make planks the planner opens the inventory (key E).
+    let action = step.action.as_ref().expect("action");
+    assert_eq!(action.skill, "open_inventory", "{step:?}");
+    let outcome = session.outcome(1).expect("outcome");
+    assert_eq!(outcome.result, "done");
+    // Everything planned was sent (the record keeps the waits too).
+    assert_eq!(outcome.sent, step.events);
+    assert!(
+        outcome
+            .sent
+            .contains(&vistawise::skills::InputEvent::KeyDown {
+                key: vistawise::skills::Key::Char('e')
+            })
+    );
+    assert!(outcome.released.is_empty());
+}
+
+#[test]
+fn a_kill_9_loses_no_completed_step() {
+    let x = XServer::start(1280, 800);
+    let _window = start_game_window(&x);
+    let sessions = tempfile::tempdir().expect("temp");
+    let mut child = play(
+        &x.display,
+        sessions.path(),
+        &[
+            "--task",
+            "planks",
+            "--policy",
+            "planner",
+            "--dry-run",
+            "--max-steps",
+            "0",
+            "--max-minutes",
+            "0",
+            "--session-id",
+            "killed",
+        ],
+    )
+    .stdout(Stdio::null())
+    .stderr(Stdio::null())
+    .spawn()
+    .expect("spawn");
+    let log = sessions.path().join("killed/session.jsonl");
+    support::wait_until(
+        Duration::from_secs(60),
+        || std::fs::read_to_string(&log).is_ok_and(|t| t.lines().count() >= 6),
+        "a few steps to be recorded",
+    );
+    child.kill().expect("kill -9");
+    child.wait().expect("wait");
+    let text = std::fs::read_to_string(&log).expect("log");
+    let session = Session::load(&sessions.path().join("killed")).expect("readable after kill -9");
+    let complete_lines = text.lines().filter(|l| l.ends_with('}')).count();
+    assert!(session.steps.len() + session.outcomes.len() >= complete_lines - 1);
+    assert!(session.steps.len() >= 3);
+    assert!(session.end.is_none());
+    for s in &session.steps {
+        assert!(
+            session.dir.join(&s.frame).is_file(),
+            "frame of step {} missing",
+            s.step
+        );
+    }
+    // A torn last line (as a crash mid-write leaves it) is skipped, not fatal.
+    std::fs::write(
+        &log,
+        format!("{text}{{\"kind\":\"step\",\"step\":99,\"t\":"),
+    )
+    .expect("tear");
+    let torn = Session::load(&sessions.path().join("killed")).expect("torn tail tolerated");
+    assert!(torn.truncated_tail);
+    assert_eq!(torn.steps.len(), session.steps.len());
+}
