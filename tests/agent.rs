@@ -207,3 +207,103 @@ fn a_kill_9_loses_no_completed_step() {
     assert!(torn.truncated_tail);
     assert_eq!(torn.steps.len(), session.steps.len());
 }
+
+/// Records a 3-step dry-run session and returns (server, window, sessions dir).
+fn recorded_session() -> (XServer, TestWindow, tempfile::TempDir) {
+    let x = XServer::start(1280, 800);
+    let window = start_game_window(&x);
+    let sessions = tempfile::tempdir().expect("temp");
+    let (code, out, err) = run(&mut play(
+        &x.display,
+        sessions.path(),
+        &[
+            "--task",
+            "planks",
+            "--policy",
+            "planner",
+            "--dry-run",
+            "--max-steps",
+            "3",
+            "--session-id",
+            "s",
+        ],
+    ));
+    assert_eq!(code, 1, "{out}{err}");
+    (x, window, sessions)
+}
+
+fn vistawise(args: &[&str]) -> (i32, String, String) {
+    run(binary()
+        .args(args)
+        .env("VISTAWISE_ORT_LIB", support::ort_lib())
+        .env(
+            "VISTAWISE_DETECTOR__MODEL",
+            "tests/fixtures/detector/tiny-raw.onnx",
+        ))
+}
+
+#[test]
+fn replay_reproduces_a_session_and_reports_what_a_change_changes() {
+    let (_x, _w, sessions) = recorded_session();
+    let dir = sessions.path().join("s");
+    let dir = dir.to_str().expect("utf8");
+    // Same detector, graph, prompt and recorded decisions: nothing differs.
+    let (code, out, err) = vistawise(&["replay", dir]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("0 of 3 decisions changed"), "{out}");
+    assert!(
+        !out.contains("detections") && !out.contains("prompt line"),
+        "{out}"
+    );
+    // Another prompt template: the prompts differ, the recorded decisions do not.
+    let template = sessions.path().join("other.txt");
+    let original = std::fs::read_to_string(support::repo().join("config/prompts/vistawise.txt"))
+        .expect("template");
+    std::fs::write(&template, format!("You are a careful player.\n{original}")).expect("write");
+    let (code, out, _) = vistawise(&[
+        "replay",
+        dir,
+        "--prompt-template",
+        template.to_str().expect("utf8"),
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("prompt line 1: recorded \"In Minecraft"),
+        "{out}"
+    );
+    // Another detector (the end-to-end fixture model): detections are compared box by box, and
+    // the planner re-decides on them.
+    let (code, out, _) = vistawise(&[
+        "replay",
+        dir,
+        "--model",
+        "tests/fixtures/detector/tiny-e2e.onnx",
+        "--policy",
+        "planner",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["steps"], 3);
+    assert_eq!(code, if v["decisions_changed"] == 0 { 0 } else { 1 });
+}
+
+#[test]
+fn the_report_is_one_self_contained_html_page() {
+    let (_x, _w, sessions) = recorded_session();
+    let dir = sessions.path().join("s");
+    let out_file = sessions.path().join("report.html");
+    let (code, out, err) = vistawise(&[
+        "report",
+        dir.to_str().expect("utf8"),
+        "-o",
+        out_file.to_str().expect("utf8"),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let html = std::fs::read_to_string(&out_file).expect("report");
+    assert_eq!(html.matches("<section id=\"step-").count(), 3);
+    assert_eq!(html.matches("src=\"data:image/jpeg;base64,").count(), 3);
+    assert!(!html.contains("src=\"http") && !html.contains("href=\"http"));
+    assert!(html.contains("open_inventory()"));
+    assert!(html.contains("<details><summary>Prompt</summary>"));
+    assert!(html.contains("step limit (3) reached"));
+}

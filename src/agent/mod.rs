@@ -1,5 +1,8 @@
-//! The agent: the loop that plays (`play`), and the session recording around it.
+//! The agent: the loop that plays (`play`), the session recording around it, replay of recorded
+//! sessions, and the session report.
 
 pub mod pipeline;
 pub mod play;
+pub mod replay;
+pub mod report;
 pub mod session;

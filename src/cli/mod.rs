@@ -7,6 +7,8 @@ mod eval;
 mod kg;
 mod play;
 mod policy;
+mod replay;
+mod report;
 mod skills;
 
 use std::path::PathBuf;
@@ -55,6 +57,10 @@ enum Command {
     Kg(kg::KgCommand),
     /// Play a task on the game window (the agent loop), recording a session.
     Play(play::PlayArgs),
+    /// Re-run a recorded session with today's detector, graph, prompt and policy; show what differs.
+    Replay(replay::ReplayArgs),
+    /// Write a session's self-contained HTML report.
+    Report(report::ReportArgs),
     /// The policy: the prompt for a frame, one LLM decision, the output constraints.
     #[command(subcommand)]
     Policy(policy::PolicyCommand),
@@ -98,7 +104,9 @@ pub fn run() -> Result<ExitCode> {
         | Command::Kg(_)
         | Command::Skills(_)
         | Command::Policy(_)
-        | Command::Play(_) => Vec::new(),
+        | Command::Play(_)
+        | Command::Replay(_)
+        | Command::Report(_) => Vec::new(),
     });
     let file = cli.config.clone().or_else(|| {
         let local = PathBuf::from("config/default.toml");
@@ -118,6 +126,8 @@ pub fn run() -> Result<ExitCode> {
         Command::Skills(cmd) => skills::run(&ctx, &cmd),
         Command::Policy(cmd) => policy::run(&ctx, &cmd),
         Command::Play(args) => play::run(&ctx, &args),
+        Command::Replay(args) => replay::run(&ctx, &args),
+        Command::Report(args) => report::run(&args),
     }
 }
 

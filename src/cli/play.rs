@@ -58,28 +58,15 @@ pub struct PlayArgs {
 }
 
 pub fn run(ctx: &AppContext, args: &PlayArgs) -> Result<ExitCode> {
-    let config = ctx.config().clone();
-    let (kg, tasks) = load(ctx, &args.graph)?;
-    let task = tasks.get(&config.game.profile, &args.task)?.clone();
-    let target = kg.node(&task.target).with_context(|| {
-        format!(
-            "task {} targets \"{}\", not a node of {}",
-            task.id,
-            task.target,
-            kg.source.display()
-        )
-    })?;
-    let profile = GameProfile::load(&args.root, &config.game.profile)
-        .with_context(|| format!("cannot load game profile \"{}\"", config.game.profile))?;
-    let template = PromptTemplate::load(&config.llm.prompt_template)?;
-    let counter = TokenCounter::o200k().map_err(anyhow::Error::msg)?;
+    let parts = load_parts(ctx, &args.graph, &args.root, &args.task)?;
+    let config = parts.config.clone();
     runtime::init(ctx.ort_lib().as_deref())?;
     let mut detector = Detector::load(&config.detector.model, config.detector.threads)?;
     let mut policy = match args.policy {
         PolicyArg::Planner => PolicyChoice::Planner(Box::new(Planner::new(PlannerConfig::load(
-            &profile.controls_file,
-            &kg,
-            &profile.skills,
+            &parts.profile.controls_file,
+            &parts.kg,
+            &parts.profile.skills,
         )?))),
         PolicyArg::Llm => {
             let mut client = LlmClient::new(&config.llm)?;
@@ -113,16 +100,7 @@ pub fn run(ctx: &AppContext, args: &PlayArgs) -> Result<ExitCode> {
         )
     };
 
-    let kg_path = kg.source.clone();
-    let parts = Parts {
-        config: config.clone(),
-        kg,
-        task,
-        target,
-        profile,
-        template,
-        counter,
-    };
+    let kg_path = parts.kg.source.clone();
     let meta = play::meta(
         &parts,
         policy.name(),
@@ -203,5 +181,38 @@ pub fn run(ctx: &AppContext, args: &PlayArgs) -> Result<ExitCode> {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
+    })
+}
+
+/// The fixed parts of the agent for a task: config, graph, task, game profile, prompt template.
+pub(super) fn load_parts(
+    ctx: &AppContext,
+    graph: &GraphArgs,
+    root: &std::path::Path,
+    task_id: &str,
+) -> Result<Parts> {
+    let config = ctx.config().clone();
+    let (kg, tasks) = load(ctx, graph)?;
+    let task = tasks.get(&config.game.profile, task_id)?.clone();
+    let target = kg.node(&task.target).with_context(|| {
+        format!(
+            "task {} targets \"{}\", not a node of {}",
+            task.id,
+            task.target,
+            kg.source.display()
+        )
+    })?;
+    let profile = GameProfile::load(root, &config.game.profile)
+        .with_context(|| format!("cannot load game profile \"{}\"", config.game.profile))?;
+    let template = PromptTemplate::load(&config.llm.prompt_template)?;
+    let counter = TokenCounter::o200k().map_err(anyhow::Error::msg)?;
+    Ok(Parts {
+        config,
+        kg,
+        task,
+        target,
+        profile,
+        template,
+        counter,
     })
 }

@@ -1,0 +1,238 @@
+//! Replaying a recorded session: re-run perception, graph and prompt on the recorded frames
+//! with today's detector, graph, prompt settings and policy, and say step by step where the new
+//! run differs from the recorded one.
+
+use serde::Serialize;
+
+use super::pipeline::{self, Decision, Parts};
+use super::session::{Session, StepRecord};
+use crate::perception::{Detection, Detector, DetectorError};
+use crate::policy::llm_policy::{answers_in_json, validate_answer};
+use crate::policy::planner::Planner;
+use crate::policy::{LlmError, LlmPolicy, MemoryStack};
+use crate::skills::SkillCall;
+
+/// Where the decisions of the replay come from.
+pub enum ReplayPolicy {
+    /// The recorded LLM answers (or planner actions), re-validated: deterministic, no network.
+    Recorded,
+    Llm(Box<LlmPolicy>),
+    Planner(Box<Planner>),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StepDiff {
+    pub step: u64,
+    /// Empty when the detections match (same classes, boxes overlapping by IoU >= 0.5).
+    pub detections: Vec<String>,
+    pub knowledge_changed: bool,
+    pub status_changed: bool,
+    /// The first differing prompt line, if any.
+    pub prompt: Option<String>,
+    pub recorded_action: Option<SkillCall>,
+    pub replayed_action: Option<SkillCall>,
+    pub replayed_validation: String,
+}
+
+impl StepDiff {
+    pub fn decision_changed(&self) -> bool {
+        self.recorded_action != self.replayed_action
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    #[error(transparent)]
+    Session(#[from] super::session::SessionError),
+    #[error(transparent)]
+    Detector(#[from] DetectorError),
+    #[error(transparent)]
+    Llm(#[from] LlmError),
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(String),
+}
+
+fn iou(a: &[f32; 4], b: &[f32; 4]) -> f32 {
+    let w = (a[2].min(b[2]) - a[0].max(b[0])).max(0.0);
+    let h = (a[3].min(b[3]) - a[1].max(b[1])).max(0.0);
+    let inter = w * h;
+    let area = |r: &[f32; 4]| (r[2] - r[0]).max(0.0) * (r[3] - r[1]).max(0.0);
+    let union = area(a) + area(b) - inter;
+    if union <= 0.0 { 0.0 } else { inter / union }
+}
+
+/// Detections only in one of the runs: "+ trunk (x, y)" new, "- log_icon (x, y)" gone.
+pub fn compare_detections(recorded: &[Detection], replayed: &[Detection]) -> Vec<String> {
+    let mut used = vec![false; replayed.len()];
+    let mut diffs = Vec::new();
+    let centre = |d: &Detection| {
+        format!(
+            "({:.0}, {:.0})",
+            (d.xyxy[0] + d.xyxy[2]) / 2.0,
+            (d.xyxy[1] + d.xyxy[3]) / 2.0
+        )
+    };
+    for r in recorded {
+        let found = replayed
+            .iter()
+            .enumerate()
+            .position(|(i, n)| !used[i] && n.class == r.class && iou(&n.xyxy, &r.xyxy) >= 0.5);
+        match found {
+            Some(i) => used[i] = true,
+            None => diffs.push(format!("- {} {}", r.class, centre(r))),
+        }
+    }
+    for (i, n) in replayed.iter().enumerate() {
+        if !used[i] {
+            diffs.push(format!("+ {} {}", n.class, centre(n)));
+        }
+    }
+    diffs
+}
+
+fn first_difference(a: &str, b: &str) -> Option<String> {
+    if a == b {
+        return None;
+    }
+    let (mut la, mut lb) = (a.lines(), b.lines());
+    let mut n = 0;
+    loop {
+        n += 1;
+        match (la.next(), lb.next()) {
+            (Some(x), Some(y)) if x == y => continue,
+            (x, y) => {
+                return Some(format!(
+                    "line {n}: recorded {:?}, now {:?}",
+                    x.unwrap_or("<end>"),
+                    y.unwrap_or("<end>")
+                ));
+            }
+        }
+    }
+}
+
+/// The recorded decision, re-validated against today's skill library.
+fn recorded_decision(parts: &Parts, step: &StepRecord) -> Decision {
+    let json = answers_in_json(parts.config.llm.output_mode, parts.config.llm.constrain);
+    let layout = pipeline::layout(parts, step.frame_w, step.frame_h);
+    let ctx = pipeline::expand_context(parts, &layout, step.frame_w, step.frame_h);
+    if !step.attempts.is_empty() {
+        for a in &step.attempts {
+            if let Ok(action) = validate_answer(&a.answer, json, &parts.profile.skills, &ctx) {
+                return Decision {
+                    reasoning: action.reasoning.clone(),
+                    action: Some(action),
+                    validation: "valid".into(),
+                    ..Decision::default()
+                };
+            }
+        }
+        return Decision {
+            validation: "no recorded answer is valid now".into(),
+            ..Decision::default()
+        };
+    }
+    match &step.action {
+        Some(call) => pipeline::validate_call(
+            parts,
+            call.clone(),
+            step.reasoning.clone(),
+            step.frame_w,
+            step.frame_h,
+        ),
+        None => Decision {
+            validation: step.validation.clone(),
+            ..Decision::default()
+        },
+    }
+}
+
+/// Replays every step; `on_step` sees each difference as it is found.
+pub fn replay(
+    parts: &Parts,
+    detector: &mut Detector,
+    session: &Session,
+    policy: &mut ReplayPolicy,
+    on_step: &mut dyn FnMut(&StepDiff),
+) -> Result<Vec<StepDiff>, ReplayError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| ReplayError::Runtime(e.to_string()))?;
+    let mut memory = MemoryStack::default();
+    let mut diffs = Vec::new();
+    for step in &session.steps {
+        let frame = session.frame(step)?;
+        let (detections, perception) = pipeline::perceive(detector, &frame, &parts.config)?;
+        let graph = pipeline::graph_view(parts, &perception);
+        let (prompt, _) = pipeline::build_prompt(parts, &perception, &graph, &memory);
+        let decision = match policy {
+            ReplayPolicy::Recorded => recorded_decision(parts, step),
+            ReplayPolicy::Planner(p) => pipeline::planner_decision(parts, p, &perception, &graph),
+            ReplayPolicy::Llm(llm) => {
+                runtime.block_on(pipeline::llm_decision(parts, llm, &prompt, &perception))?
+            }
+        };
+        let replayed_action = decision.action.as_ref().map(|a| a.call.clone());
+        if let Some(a) = &decision.action {
+            memory.push(step.step, a.call.clone(), &a.reasoning);
+            if let Some(o) = session.outcome(step.step) {
+                memory.set_outcome(o.result.clone());
+            }
+        }
+        let diff = StepDiff {
+            step: step.step,
+            detections: compare_detections(&step.detections, &detections),
+            knowledge_changed: graph.text.knowledge != step.knowledge,
+            status_changed: graph.text.inventory != step.inventory
+                || graph.text.environment != step.environment,
+            prompt: first_difference(&step.prompt, &prompt),
+            recorded_action: step.action.clone(),
+            replayed_action,
+            replayed_validation: decision.validation,
+        };
+        on_step(&diff);
+        diffs.push(diff);
+    }
+    Ok(diffs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn det(class: &str, xyxy: [f32; 4]) -> Detection {
+        Detection {
+            class_id: 0,
+            class: class.into(),
+            conf: 0.9,
+            xyxy,
+        }
+    }
+
+    #[test]
+    fn detections_match_by_class_and_overlap() {
+        let a = [
+            det("trunk", [0.0, 0.0, 10.0, 10.0]),
+            det("log_icon", [50.0, 50.0, 60.0, 60.0]),
+        ];
+        let b = [
+            det("trunk", [1.0, 1.0, 11.0, 11.0]),
+            det("lava", [50.0, 50.0, 60.0, 60.0]),
+        ];
+        assert_eq!(
+            compare_detections(&a, &b),
+            ["- log_icon (55, 55)", "+ lava (55, 55)"]
+        );
+        assert!(compare_detections(&a, &a).is_empty());
+    }
+
+    #[test]
+    fn prompt_differences_name_the_line() {
+        assert_eq!(first_difference("a\nb", "a\nb"), None);
+        assert_eq!(
+            first_difference("a\nb", "a\nc"),
+            Some("line 2: recorded \"b\", now \"c\"".into())
+        );
+    }
+}

@@ -1,0 +1,155 @@
+//! `vistawise replay SESSION`: re-run perception, graph, prompt and policy on a recorded
+//! session's frames and report where the new run differs. Exit status 0: no decision changed;
+//! 1: some decision changed.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
+use vistawise::agent::replay::{self, ReplayPolicy, StepDiff};
+use vistawise::agent::session::Session;
+use vistawise::perception::{Detector, runtime};
+use vistawise::policy::planner::{Planner, PlannerConfig};
+use vistawise::policy::{LlmClient, LlmPolicy, PriceTable};
+
+use super::AppContext;
+use super::kg::GraphArgs;
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReplayPolicyArg {
+    /// Re-validate the recorded answers (deterministic, no network).
+    Recorded,
+    /// Ask the configured LLM again.
+    Llm,
+    /// The deterministic planner.
+    Planner,
+}
+
+#[derive(Args)]
+pub struct ReplayArgs {
+    /// Session folder (sessions/<id>).
+    pub session: PathBuf,
+    #[arg(long, value_enum, default_value_t = ReplayPolicyArg::Recorded)]
+    pub policy: ReplayPolicyArg,
+    /// Detector to use instead of detector.model.
+    #[arg(long, value_name = "ONNX")]
+    pub model: Option<PathBuf>,
+    #[command(flatten)]
+    pub graph: GraphArgs,
+    /// Prompt template to use instead of llm.prompt_template.
+    #[arg(long, value_name = "FILE")]
+    pub prompt_template: Option<PathBuf>,
+    /// Decisions recalled into the prompt instead of memory.recall_steps.
+    #[arg(long)]
+    pub recall_steps: Option<usize>,
+    /// Project root holding config/games/ and skills/.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub root: PathBuf,
+    /// Print the differences as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn print_step(d: &StepDiff) {
+    let mut parts = Vec::new();
+    if !d.detections.is_empty() {
+        parts.push(format!("detections {}", d.detections.join(", ")));
+    }
+    if d.knowledge_changed {
+        parts.push("pooled knowledge changed".into());
+    }
+    if d.status_changed {
+        parts.push("status lines changed".into());
+    }
+    if let Some(p) = &d.prompt {
+        parts.push(format!("prompt {p}"));
+    }
+    let show = |a: &Option<vistawise::skills::SkillCall>| {
+        a.as_ref().map_or("(none)".into(), |c| c.to_string())
+    };
+    let action = if d.decision_changed() {
+        format!(
+            "DECISION CHANGED: recorded {}, now {} ({})",
+            show(&d.recorded_action),
+            show(&d.replayed_action),
+            d.replayed_validation
+        )
+    } else {
+        format!("same action {}", show(&d.recorded_action))
+    };
+    parts.push(action);
+    println!("step {}: {}", d.step, parts.join("; "));
+}
+
+pub fn run(ctx: &AppContext, args: &ReplayArgs) -> Result<ExitCode> {
+    let session = Session::load(&args.session)
+        .with_context(|| format!("cannot read session {}", args.session.display()))?;
+    if session.truncated_tail {
+        eprintln!("note: the session's last line was cut off (crash?) and is skipped");
+    }
+    let mut parts = super::play::load_parts(ctx, &args.graph, &args.root, &session.meta.task)?;
+    if let Some(t) = &args.prompt_template {
+        parts.config.llm.prompt_template = t.clone();
+        parts.template = vistawise::policy::PromptTemplate::load(t)?;
+    }
+    if let Some(n) = args.recall_steps {
+        parts.config.memory.recall_steps = n;
+    }
+    let model = args
+        .model
+        .clone()
+        .unwrap_or_else(|| parts.config.detector.model.clone());
+    runtime::init(ctx.ort_lib().as_deref())?;
+    let mut detector = Detector::load(&model, parts.config.detector.threads)?;
+    let mut policy = match args.policy {
+        ReplayPolicyArg::Recorded => ReplayPolicy::Recorded,
+        ReplayPolicyArg::Planner => {
+            ReplayPolicy::Planner(Box::new(Planner::new(PlannerConfig::load(
+                &parts.profile.controls_file,
+                &parts.kg,
+                &parts.profile.skills,
+            )?)))
+        }
+        ReplayPolicyArg::Llm => {
+            let client = LlmClient::new(&parts.config.llm)?;
+            let prices = PriceTable::load(&parts.config.llm.prices)?;
+            ReplayPolicy::Llm(Box::new(LlmPolicy::new(client, prices, &parts.config.llm)))
+        }
+    };
+    if !args.json {
+        println!(
+            "replaying {} ({} steps, task {}, recorded with the {} policy) with detector {}",
+            args.session.display(),
+            session.steps.len(),
+            session.meta.task,
+            session.meta.policy,
+            model.display()
+        );
+    }
+    let json = args.json;
+    let diffs = replay::replay(&parts, &mut detector, &session, &mut policy, &mut |d| {
+        if !json {
+            print_step(d);
+        }
+    })?;
+    let changed = diffs.iter().filter(|d| d.decision_changed()).count();
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "session": args.session,
+                "steps": diffs.len(),
+                "decisions_changed": changed,
+                "diffs": diffs,
+            }))?
+        );
+    } else {
+        println!("{changed} of {} decisions changed", diffs.len());
+    }
+    Ok(if changed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

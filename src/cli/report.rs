@@ -1,0 +1,30 @@
+//! `vistawise report SESSION -o report.html`: one self-contained HTML page for a session.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use vistawise::agent::report;
+use vistawise::agent::session::Session;
+
+#[derive(Args)]
+pub struct ReportArgs {
+    /// Session folder (sessions/<id>).
+    pub session: PathBuf,
+    /// Output HTML file.
+    #[arg(short, long, value_name = "FILE", default_value = "report.html")]
+    pub output: PathBuf,
+}
+
+pub fn run(args: &ReportArgs) -> Result<ExitCode> {
+    let session = Session::load(&args.session)
+        .with_context(|| format!("cannot read session {}", args.session.display()))?;
+    let html = report::render(&session)?;
+    let tmp = args.output.with_extension("html.tmp");
+    std::fs::write(&tmp, html).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, &args.output)
+        .with_context(|| format!("cannot write {}", args.output.display()))?;
+    println!("{} steps -> {}", session.steps.len(), args.output.display());
+    Ok(ExitCode::SUCCESS)
+}
