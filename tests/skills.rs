@@ -229,7 +229,16 @@ fn camera_turns_are_relative_moves_in_bounded_steps() {
 
 /// Starts `move_forward 8` (holds W for 8 s) and waits until the window sees W pressed.
 fn start_holding_w(x: &XServer, window: &TestWindow) -> (Child, Vec<Received>) {
+    start_holding_w_with(x, window, &[])
+}
+
+fn start_holding_w_with(
+    x: &XServer,
+    window: &TestWindow,
+    env: &[(&str, &str)],
+) -> (Child, Vec<Received>) {
     let child = vistawise(Some(&x.display), &["skills", "run", "move_forward", "8"])
+        .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -379,20 +388,10 @@ fn holding_the_pointer_in_a_screen_corner_stops_the_skill() {
     let x = XServer::start(1280, 800);
     let window = TestWindow::open_recording(&x.display, TITLE, 854, 480);
     window.activate(&x.display);
-    let child = vistawise(Some(&x.display), &["skills", "run", "move_forward", "8"])
-        .env("VISTAWISE_SAFETY__CORNER_STOP_SECS", "0.3")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let mut seen = Vec::new();
-    support::wait_until(
-        Duration::from_secs(10),
-        || {
-            seen.extend(window.input());
-            seen.contains(&Received::KeyPress(KEY_W))
-        },
-        "W to be pressed",
+    let (child, _) = start_holding_w_with(
+        &x,
+        &window,
+        &[("VISTAWISE_SAFETY__CORNER_STOP_SECS", "0.3")],
     );
     let started = Instant::now();
     let status = Command::new("xdotool")

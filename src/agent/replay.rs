@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use super::pipeline::{self, Decision, Parts};
 use super::session::{Session, StepRecord};
+use crate::perception::decode::iou;
 use crate::perception::{Detection, Detector, DetectorError};
 use crate::policy::llm_policy::{answers_in_json, validate_answer};
 use crate::policy::planner::Planner;
@@ -50,15 +51,6 @@ pub enum ReplayError {
     Llm(#[from] LlmError),
     #[error("cannot start the async runtime: {0}")]
     Runtime(String),
-}
-
-fn iou(a: &[f32; 4], b: &[f32; 4]) -> f32 {
-    let w = (a[2].min(b[2]) - a[0].max(b[0])).max(0.0);
-    let h = (a[3].min(b[3]) - a[1].max(b[1])).max(0.0);
-    let inter = w * h;
-    let area = |r: &[f32; 4]| (r[2] - r[0]).max(0.0) * (r[3] - r[1]).max(0.0);
-    let union = area(a) + area(b) - inter;
-    if union <= 0.0 { 0.0 } else { inter / union }
 }
 
 /// Detections only in one of the runs: "+ trunk (x, y)" new, "- log_icon (x, y)" gone.

@@ -6,17 +6,14 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
-use vistawise::knowledge::{self, Strategy};
+use vistawise::agent::pipeline::{self, Parts};
 use vistawise::perception::Perception;
 use vistawise::policy::constrain;
-use vistawise::policy::prompt::{self, StepInputs};
-use vistawise::policy::{
-    LlmClient, LlmPolicy, MemoryStack, PriceTable, PromptTemplate, TokenCounter,
-};
-use vistawise::skills::{ExpandContext, GameProfile};
+use vistawise::policy::{LlmClient, LlmPolicy, MemoryStack, PriceTable};
+use vistawise::skills::GameProfile;
 
 use super::AppContext;
-use super::kg::{GraphArgs, limits, load, read_perception};
+use super::kg::{GraphArgs, read_perception};
 
 #[derive(Subcommand)]
 pub enum PolicyCommand {
@@ -90,17 +87,11 @@ fn profile_and_size(ctx: &AppContext, args: &WindowArgs) -> Result<(GameProfile,
     Ok((profile, size))
 }
 
-fn prompt_cmd(ctx: &AppContext, args: &StepArgs, ask: bool) -> Result<ExitCode> {
-    let config = ctx.config();
-    let (kg, tasks) = load(ctx, &args.graph)?;
-    let (profile, (w, h)) = profile_and_size(ctx, &args.window)?;
-    let task = tasks.get(&config.game.profile, &args.task)?;
-    let target = kg.node(&task.target).with_context(|| {
-        format!(
-            "task {} targets \"{}\", not a graph node",
-            task.id, task.target
-        )
-    })?;
+/// The agent's parts for the task, and the frame's perception (an empty frame of the window
+/// size when no detections are given).
+fn step_setup(ctx: &AppContext, args: &StepArgs) -> Result<(Parts, Perception)> {
+    let parts = super::play::load_parts(ctx, &args.graph, &args.window.root, &args.task)?;
+    let (w, h) = super::skills::parse_size(&args.window.window_size)?;
     let perception = match &args.detections {
         Some(path) => read_perception(path)?,
         None => Perception {
@@ -109,35 +100,15 @@ fn prompt_cmd(ctx: &AppContext, args: &StepArgs, ask: bool) -> Result<ExitCode> 
             ..Perception::default()
         },
     };
-    let visual = knowledge::embed(&kg, &perception);
-    let (pooled, _) = knowledge::pool(
-        &kg,
-        target,
-        &task.description,
-        &visual,
-        limits(ctx),
-        Strategy::PspThenEmp,
-    );
-    let template = PromptTemplate::load(&config.llm.prompt_template)?;
-    let memory = MemoryStack::default();
-    let values = prompt::step_values(&StepInputs {
-        task,
-        kg: &kg,
-        pooled: &pooled,
-        visual: &visual,
-        perception: &perception,
-        library: &profile.skills,
-        memory: &memory,
-        recall_steps: config.memory.recall_steps,
-        json_answers: vistawise::policy::llm_policy::answers_in_json(
-            config.llm.output_mode,
-            config.llm.constrain,
-        ),
-    });
-    let text = template.render(&values);
-    let tokens = TokenCounter::o200k()
-        .map_err(anyhow::Error::msg)?
-        .count(&text);
+    Ok((parts, perception))
+}
+
+fn prompt_cmd(ctx: &AppContext, args: &StepArgs, ask: bool) -> Result<ExitCode> {
+    let (parts, perception) = step_setup(ctx, args)?;
+    let config = &parts.config;
+    let graph = pipeline::graph_view(&parts, &perception);
+    let (text, tokens) =
+        pipeline::build_prompt(&parts, &perception, &graph, &MemoryStack::default());
     if !ask {
         if args.json {
             println!(
@@ -158,23 +129,14 @@ fn prompt_cmd(ctx: &AppContext, args: &StepArgs, ask: bool) -> Result<ExitCode> 
         client = client.record_to(dir)?;
     }
     let policy = LlmPolicy::new(client, prices, &config.llm);
-    let layout = profile.gui.layout(
-        perception.frame_w,
-        perception.frame_h,
-        config.game.gui_scale,
-    );
-    let expand_ctx = ExpandContext {
-        window_w: perception.frame_w,
-        window_h: perception.frame_h,
-        keys: &profile.keys,
-        slots: &layout,
-        camera: profile.camera,
-    };
+    let layout = pipeline::layout(&parts, perception.frame_w, perception.frame_h);
+    let expand_ctx =
+        pipeline::expand_context(&parts, &layout, perception.frame_w, perception.frame_h);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let turn = runtime.block_on(policy.decide(&text, &profile.skills, &expand_ctx))?;
+    let turn = runtime.block_on(policy.decide(&text, &parts.profile.skills, &expand_ctx))?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&turn)?);
     } else {
@@ -211,44 +173,27 @@ fn prompt_cmd(ctx: &AppContext, args: &StepArgs, ask: bool) -> Result<ExitCode> 
 
 fn plan_cmd(ctx: &AppContext, args: &StepArgs) -> Result<ExitCode> {
     use vistawise::policy::planner::{PlanStep, Planner, PlannerConfig, View};
-    let config = ctx.config();
-    let (kg, tasks) = load(ctx, &args.graph)?;
-    let (profile, (w, h)) = profile_and_size(ctx, &args.window)?;
-    let task = tasks.get(&config.game.profile, &args.task)?;
-    let target = kg.node(&task.target).with_context(|| {
-        format!(
-            "task {} targets \"{}\", not a graph node",
-            task.id, task.target
-        )
-    })?;
-    let perception = match &args.detections {
-        Some(path) => read_perception(path)?,
-        None => Perception {
-            frame_w: w,
-            frame_h: h,
-            ..Perception::default()
-        },
-    };
-    let planner_config = PlannerConfig::load(&profile.controls_file, &kg, &profile.skills)?;
+    let (parts, perception) = step_setup(ctx, args)?;
+    let planner_config = PlannerConfig::load(
+        &parts.profile.controls_file,
+        &parts.kg,
+        &parts.profile.skills,
+    )?;
     let mut planner = Planner::new(planner_config);
-    let visual = knowledge::embed(&kg, &perception);
-    let layout = profile.gui.layout(
-        perception.frame_w,
-        perception.frame_h,
-        config.game.gui_scale,
-    );
+    let graph = pipeline::graph_view(&parts, &perception);
+    let layout = pipeline::layout(&parts, perception.frame_w, perception.frame_h);
     let step = planner.next(
-        target,
+        parts.target,
         &View {
-            kg: &kg,
-            visual: &visual,
+            kg: &parts.kg,
+            visual: &graph.visual,
             perception: &perception,
             layout: &layout,
         },
     );
     match step {
         PlanStep::Act(call, why) => println!("{call}    # {why}"),
-        PlanStep::Done => println!("done: {} is in the inventory", task.target),
+        PlanStep::Done => println!("done: {} is in the inventory", parts.task.target),
         PlanStep::Stuck(why) => {
             println!("stuck: {why}");
             return Ok(ExitCode::from(3));
