@@ -239,14 +239,8 @@ impl Planner {
 
     /// The next skill call towards `target`.
     pub fn next(&mut self, target: NodeIndex, view: &View) -> PlanStep {
-        if let Some((template, why)) = self.pending.pop_front() {
-            return match self.resolve(&template, view) {
-                Ok(call) => PlanStep::Act(call, why),
-                Err(e) => {
-                    self.pending.clear();
-                    PlanStep::Stuck(e)
-                }
-            };
+        if !self.pending.is_empty() {
+            return self.next_pending(view);
         }
         if view.has(target) {
             return PlanStep::Done;
