@@ -19,7 +19,8 @@ done
 
 packages=(pkg-config libxcb1-dev libegl-dev libgbm-dev libwayland-dev libpipewire-0.3-dev
           libclang1-14 libclang-common-14-dev ca-certificates)
-[ "$with_x" = 1 ] && packages+=(xvfb jwm x11-utils xdotool)
+# chromium: the session report is checked in a headless browser.
+[ "$with_x" = 1 ] && packages+=(xvfb jwm x11-utils xdotool chromium)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -175,6 +175,16 @@ fn a_kill_9_loses_no_completed_step() {
             s.step
         );
     }
+    // The interrupted session replays: every completed step, same decisions.
+    let (code, out, err) = vistawise(&[
+        "replay",
+        sessions.path().join("killed").to_str().expect("utf8"),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains(&format!("0 of {} decisions changed", session.steps.len())),
+        "{out}"
+    );
     // A torn last line (as a crash mid-write leaves it) is skipped, not fatal.
     std::fs::write(
         &log,
@@ -233,6 +243,10 @@ fn replay_reproduces_a_session_and_reports_what_a_change_changes() {
         !out.contains("detections") && !out.contains("prompt line"),
         "{out}"
     );
+    // Replaying recorded answers is deterministic: two runs give identical reports.
+    let (_, first, _) = vistawise(&["replay", dir, "--json"]);
+    let (_, second, _) = vistawise(&["replay", dir, "--json"]);
+    assert_eq!(first, second);
     // Another prompt template: the prompts differ, the recorded decisions do not.
     let template = sessions.path().join("other.txt");
     let original = std::fs::read_to_string(support::repo().join("config/prompts/vistawise.txt"))
@@ -284,4 +298,85 @@ fn the_report_is_one_self_contained_html_page() {
     assert!(html.contains("open_inventory()"));
     assert!(html.contains("<details><summary>Prompt</summary>"));
     assert!(html.contains("step limit (3) reached"));
+}
+
+#[test]
+fn the_report_renders_in_headless_chromium_without_console_errors() {
+    // A full loop with no display: recorded frames, the dry-run backend, the planner.
+    let sessions = tempfile::tempdir().expect("temp");
+    let (code, out, err) = run(binary()
+        .args([
+            "play",
+            "--task",
+            "planks",
+            "--policy",
+            "planner",
+            "--dry-run",
+            "--session-id",
+            "f",
+        ])
+        .arg("--frames")
+        .arg(support::fixture("detector/images"))
+        .env_remove("DISPLAY")
+        .env("VISTAWISE_ORT_LIB", support::ort_lib())
+        .env(
+            "VISTAWISE_DETECTOR__MODEL",
+            "tests/fixtures/detector/tiny-raw.onnx",
+        )
+        .env("VISTAWISE_SESSION__DIR", sessions.path()));
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("no more recorded frames after 4 steps"),
+        "{out}"
+    );
+    let report = sessions.path().join("report.html");
+    let (code, _, err) = vistawise(&[
+        "report",
+        sessions.path().join("f").to_str().expect("utf8"),
+        "-o",
+        report.to_str().expect("utf8"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let artifacts = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("artifacts");
+    std::fs::create_dir_all(&artifacts).expect("artifacts dir");
+    let shot = artifacts.join("report.png");
+    let _ = std::fs::remove_file(&shot);
+    let url = format!("file://{}", report.display());
+    let browser = |extra: &[&str]| {
+        Command::new("chromium")
+            .args([
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--enable-logging=stderr",
+                "--v=0",
+            ])
+            .args(extra)
+            .arg(&url)
+            .output()
+            .expect("chromium is not installed: run scripts/setup.sh --with-x")
+    };
+    let dom = browser(&["--dump-dom"]);
+    let rendered = String::from_utf8_lossy(&dom.stdout);
+    assert_eq!(
+        rendered.matches("<section id=\"step-").count(),
+        4,
+        "{rendered:.500}"
+    );
+    assert!(rendered.contains("aria-label=\"stage timings\""));
+    let console = String::from_utf8_lossy(&dom.stderr);
+    assert!(
+        !console.lines().any(|l| l.contains("CONSOLE")),
+        "console messages: {console}"
+    );
+    let shot_arg = format!("--screenshot={}", shot.display());
+    let taken = browser(&[&shot_arg, "--window-size=1280,2400"]);
+    assert!(
+        taken.status.success(),
+        "{}",
+        String::from_utf8_lossy(&taken.stderr)
+    );
+    let png = image::open(&shot).expect("screenshot written");
+    assert_eq!(png.width(), 1280);
+    eprintln!("report screenshot: {}", shot.display());
 }

@@ -6,6 +6,7 @@
 use std::time::{Duration, Instant};
 
 use crate::capture::frame::{self, CaptureError};
+use crate::capture::windows::WindowInfo;
 use crate::perception::{Detector, DetectorError};
 use crate::policy::planner::Planner;
 use crate::policy::{LlmError, LlmPolicy, MemoryStack};
@@ -37,8 +38,71 @@ pub struct PlayOptions {
     pub max_steps: u64,
     pub max_minutes: f64,
     pub max_cost_usd: f64,
-    /// X id of the game window.
-    pub window_id: u32,
+    /// Set by Ctrl-C/SIGTERM, the emergency stop and the window watch.
+    pub stop: StopFlag,
+}
+
+/// Where frames come from: the game window, or recorded frames played back in order (a full
+/// loop with no display, e.g. on a session's `frames/`).
+pub enum FrameSource {
+    Window(u32),
+    Files {
+        paths: Vec<std::path::PathBuf>,
+        next: usize,
+    },
+}
+
+impl FrameSource {
+    /// The images of a folder (a session folder means its `frames/`), in name order.
+    pub fn files(dir: &std::path::Path) -> std::io::Result<Self> {
+        let frames = dir.join("frames");
+        let dir = if frames.is_dir() {
+            frames
+        } else {
+            dir.to_path_buf()
+        };
+        let mut paths: Vec<_> = std::fs::read_dir(&dir)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                p.extension().and_then(|x| x.to_str()).is_some_and(|x| {
+                    matches!(x.to_ascii_lowercase().as_str(), "jpg" | "jpeg" | "png")
+                })
+            })
+            .collect();
+        paths.sort();
+        Ok(FrameSource::Files { paths, next: 0 })
+    }
+
+    /// The next frame; `None` when recorded frames run out.
+    fn next(&mut self) -> Result<Option<(image::RgbImage, WindowInfo)>, CaptureError> {
+        match self {
+            FrameSource::Window(id) => frame::capture(*id).map(Some),
+            FrameSource::Files { paths, next } => {
+                let Some(path) = paths.get(*next) else {
+                    return Ok(None);
+                };
+                *next += 1;
+                let img = image::open(path)
+                    .map_err(|e| CaptureError::Capture {
+                        title: path.display().to_string(),
+                        reason: e.to_string(),
+                    })?
+                    .to_rgb8();
+                let info = WindowInfo {
+                    id: 0,
+                    title: path.display().to_string(),
+                    app_name: "recorded frames".into(),
+                    x: 0,
+                    y: 0,
+                    width: img.width(),
+                    height: img.height(),
+                    minimized: false,
+                    focused: true,
+                };
+                Ok(Some((img, info)))
+            }
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -78,11 +142,12 @@ pub fn play(
     parts: &Parts,
     detector: &mut Detector,
     policy: &mut PolicyChoice,
+    source: &mut FrameSource,
     options: &PlayOptions,
     recorder: &mut Recorder,
-    stop: &StopFlag,
     on_status: &mut dyn FnMut(&Status),
 ) -> Result<PlaySummary, AgentError> {
+    let stop = &options.stop;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -140,8 +205,9 @@ pub fn play(
 
         // Capture.
         let t = Instant::now();
-        let (frame, info) = match frame::capture(options.window_id) {
-            Ok(x) => x,
+        let (frame, info) = match source.next() {
+            Ok(Some(x)) => x,
+            Ok(None) => break end("no more recorded frames".into(), false, &status, step),
             Err(CaptureError::Gone(_)) => {
                 break end("the game window disappeared".into(), false, &status, step);
             }

@@ -49,6 +49,114 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// Reads one stage's milliseconds from a step.
 type StageOf = fn(&StepRecord) -> f64;
 
+const STAGE_COLOURS: [(&str, &str); 6] = [
+    ("capture", "#8c564b"),
+    ("detect", "#1f77b4"),
+    ("graph", "#2ca02c"),
+    ("prompt", "#9467bd"),
+    ("policy", "#ff7f0e"),
+    ("act", "#d62728"),
+];
+
+/// Stacked bars: milliseconds per stage for every step (inline SVG).
+fn stage_chart(session: &Session) -> String {
+    let rows: Vec<[f64; 6]> = session
+        .steps
+        .iter()
+        .map(|s| {
+            let act = session.outcome(s.step).map_or(0.0, |o| o.act_ms);
+            let m = &s.stage_ms;
+            [m.capture, m.detect, m.graph, m.prompt, m.policy, act]
+        })
+        .collect();
+    let max = rows
+        .iter()
+        .map(|r| r.iter().sum::<f64>())
+        .fold(1.0, f64::max);
+    let (bar_h, width, left) = (14.0, 600.0, 50.0);
+    let height = rows.len() as f64 * (bar_h + 4.0) + 40.0;
+    let mut svg = format!(
+        "<h3>Time per step by stage</h3><svg role=\"img\" aria-label=\"stage timings\" width=\"{w}\" height=\"{height}\" xmlns=\"http://www.w3.org/2000/svg\">",
+        w = width + left + 80.0
+    );
+    for (i, r) in rows.iter().enumerate() {
+        let y = 20.0 + i as f64 * (bar_h + 4.0);
+        let _ = write!(
+            svg,
+            "<text x=\"0\" y=\"{:.0}\" font-size=\"11\">step {}</text>",
+            y + 11.0,
+            i + 1
+        );
+        let mut x = left;
+        for (v, (name, colour)) in r.iter().zip(STAGE_COLOURS) {
+            let w = v / max * width;
+            let _ = write!(
+                svg,
+                "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"{bar_h}\" fill=\"{colour}\"><title>{name}: {v:.1} ms</title></rect>"
+            );
+            x += w;
+        }
+        let _ = write!(
+            svg,
+            "<text x=\"{:.0}\" y=\"{:.0}\" font-size=\"11\">{:.0} ms</text>",
+            x + 4.0,
+            y + 11.0,
+            r.iter().sum::<f64>()
+        );
+    }
+    let legend_y = height - 6.0;
+    for (i, (name, colour)) in STAGE_COLOURS.iter().enumerate() {
+        let x = left + i as f64 * 90.0;
+        let _ = write!(
+            svg,
+            "<rect x=\"{x}\" y=\"{:.0}\" width=\"10\" height=\"10\" fill=\"{colour}\"/><text x=\"{:.0}\" y=\"{legend_y:.0}\" font-size=\"11\">{name}</text>",
+            legend_y - 9.0,
+            x + 14.0
+        );
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+/// Bars: tokens per step, with the running cost.
+fn token_chart(session: &Session) -> String {
+    let tokens: Vec<u64> = session
+        .steps
+        .iter()
+        .map(|s| s.usage.prompt_tokens + s.usage.completion_tokens)
+        .collect();
+    let max = tokens.iter().copied().max().unwrap_or(0).max(1) as f64;
+    let (bar_w, height) = (12.0, 120.0);
+    let width = (tokens.len() as f64 * (bar_w + 3.0) + 60.0).max(420.0);
+    let mut svg = format!(
+        "<h3>Tokens per step and running cost</h3><svg role=\"img\" aria-label=\"tokens and cost\" width=\"{width:.0}\" height=\"{:.0}\" xmlns=\"http://www.w3.org/2000/svg\">",
+        height + 20.0
+    );
+    let mut cost = 0.0;
+    for (i, (t, s)) in tokens.iter().zip(&session.steps).enumerate() {
+        cost += s.cost_usd.unwrap_or(0.0);
+        let h = *t as f64 / max * height;
+        let x = 10.0 + i as f64 * (bar_w + 3.0);
+        let _ = write!(
+            svg,
+            "<rect x=\"{x:.1}\" y=\"{:.1}\" width=\"{bar_w}\" height=\"{h:.1}\" fill=\"#1f77b4\"><title>step {}: {t} tokens, ${cost:.4} so far</title></rect>",
+            height - h,
+            i + 1
+        );
+    }
+    let caption = if tokens.iter().all(|t| *t == 0) {
+        "no LLM tokens (planner policy or no answers)".to_string()
+    } else {
+        format!("max {max:.0} tokens/step; total ${cost:.4}")
+    };
+    let _ = write!(
+        svg,
+        "<text x=\"10\" y=\"{:.0}\" font-size=\"11\">{caption}</text></svg>",
+        height + 15.0
+    );
+    svg
+}
+
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2em;max-width:1200px;color:#222}\
 h1{font-size:1.4em}section{border-top:1px solid #ccc;padding:1em 0}\
 .step{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:1.5em}\
@@ -73,7 +181,7 @@ pub fn render(session: &Session) -> Result<String, SessionError> {
          <style>{STYLE}</style></head><body><h1>Session {id}</h1>\
          <p>Task <b>{task}</b> ({profile}), policy <b>{policy}</b>{dry}; started {started}; \
          vistawise {version}.</p><p>Ended: <b>{end}</b>{torn}. {steps} steps, {pt} prompt + {ct} \
-         completion tokens, ${cost:.4}.</p><p>Detector {det} (sha256 {dsha}); graph {kg} (sha256 {ksha}).</p>",
+         completion tokens, ${cost:.4}, {secs:.1} s.</p><p>Detector {det} (sha256 {dsha}); graph {kg} (sha256 {ksha}).</p>",
         id = esc(&session
             .dir
             .file_name()
@@ -98,6 +206,7 @@ pub fn render(session: &Session) -> Result<String, SessionError> {
         pt = prompt_tokens,
         ct = completion_tokens,
         cost = total_cost,
+        secs = session.steps.last().map_or(0.0, |s| s.t),
         det = esc(&m.detector),
         dsha = esc(&m.detector_sha256),
         kg = esc(&m.kg),
@@ -133,6 +242,8 @@ pub fn render(session: &Session) -> Result<String, SessionError> {
         );
     }
     html.push_str("</table>");
+    html.push_str(&stage_chart(session));
+    html.push_str(&token_chart(session));
 
     for s in &session.steps {
         let outcome = session.outcome(s.step);

@@ -52,6 +52,10 @@ pub struct PlayArgs {
     /// Project root holding config/games/ and skills/.
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub root: PathBuf,
+    /// Play on recorded frames instead of the game window (a session folder or a folder of
+    /// images, in name order): a full loop with no display. Needs --dry-run.
+    #[arg(long, value_name = "DIR")]
+    pub frames: Option<PathBuf>,
     /// Record LLM exchanges into DIR as well (for replay in tests).
     #[arg(long, value_name = "DIR")]
     pub record_llm: Option<PathBuf>,
@@ -86,18 +90,33 @@ pub fn run(ctx: &AppContext, args: &PlayArgs) -> Result<ExitCode> {
         }
     };
 
-    let all = windows::list().context("cannot list windows (is DISPLAY set?)")?;
-    let window = windows::find_by_title(&all, &config.game.window_title)?;
     let stop = StopFlag::default();
     stop.on_signals()
         .context("cannot install the SIGINT/SIGTERM handlers")?;
-    let _watcher = if args.dry_run {
-        None
-    } else {
-        Some(
-            emergency::Watcher::start(&config.safety, Some(window.id), stop.clone())
+    let (mut source, source_name) = match &args.frames {
+        Some(dir) => {
+            if !args.dry_run {
+                bail!(
+                    "--frames plays recorded frames: there is no game to send input to; add --dry-run"
+                );
+            }
+            let source = play::FrameSource::files(dir)
+                .with_context(|| format!("cannot list frames in {}", dir.display()))?;
+            (source, format!("recorded frames in {}", dir.display()))
+        }
+        None => {
+            let all = windows::list().context("cannot list windows (is DISPLAY set?)")?;
+            let window = windows::find_by_title(&all, &config.game.window_title)?;
+            let name = format!("\"{}\" {}x{}", window.title, window.width, window.height);
+            (play::FrameSource::Window(window.id), name)
+        }
+    };
+    let _watcher = match (&source, args.dry_run) {
+        (play::FrameSource::Window(id), false) => Some(
+            emergency::Watcher::start(&config.safety, Some(*id), stop.clone())
                 .context("cannot start the emergency stop")?,
-        )
+        ),
+        _ => None,
     };
 
     let kg_path = parts.kg.source.clone();
@@ -115,12 +134,10 @@ pub fn run(ctx: &AppContext, args: &PlayArgs) -> Result<ExitCode> {
     let mut recorder =
         Recorder::create(&config.session.dir, &id, &meta, config.session.jpeg_quality)?;
     eprintln!(
-        "playing {} ({}) on \"{}\" {}x{} with the {} policy{}; session {}",
+        "playing {} ({}) on {} with the {} policy{}; session {}",
         parts.task.id,
         parts.task.description,
-        window.title,
-        window.width,
-        window.height,
+        source_name,
         policy.name(),
         if args.dry_run {
             " (dry run: no input)"
@@ -158,15 +175,15 @@ pub fn run(ctx: &AppContext, args: &PlayArgs) -> Result<ExitCode> {
         max_steps: args.max_steps.unwrap_or(config.safety.max_steps),
         max_minutes: args.max_minutes.unwrap_or(config.safety.max_minutes),
         max_cost_usd: args.max_cost.unwrap_or(config.safety.max_cost_usd),
-        window_id: window.id,
+        stop: stop.clone(),
     };
     let summary = play::play(
         &parts,
         &mut detector,
         &mut policy,
+        &mut source,
         &options,
         &mut recorder,
-        &stop,
         &mut show,
     )?;
     bar.finish_and_clear();
