@@ -89,13 +89,31 @@ struct Screen {
     regions: BTreeMap<String, Region>,
 }
 
-/// A grid of slots, row-major, `pitch` GUI pixels apart.
+/// A grid of slots, row-major, `pitch` GUI pixels apart (x, y).
 #[derive(Debug, Clone, PartialEq)]
 struct Region {
     origin: (u32, u32),
     columns: u32,
     rows: u32,
-    pitch: u32,
+    pitch: (u32, u32),
+}
+
+/// `pitch = 18` (both axes) or `pitch = [35, 32]` (x, y): Minetest's formspec grids are not
+/// square.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(untagged)]
+enum RawPitch {
+    Both(u32),
+    Axes([u32; 2]),
+}
+
+impl RawPitch {
+    fn axes(self) -> (u32, u32) {
+        match self {
+            RawPitch::Both(p) => (p, p),
+            RawPitch::Axes([x, y]) => (x, y),
+        }
+    }
 }
 
 impl Region {
@@ -108,6 +126,9 @@ impl Region {
 #[derive(Debug, Clone, PartialEq)]
 pub struct GuiGeometry {
     slot_size: u32,
+    /// A game whose screens do not follow Minecraft's GUI scale rule (Minetest at its fixed
+    /// window size) sets the scale here; `game.gui_scale` is then ignored.
+    fixed_scale: Option<u32>,
     screens: BTreeMap<String, Screen>,
 }
 
@@ -121,7 +142,9 @@ struct RawProfile {
 #[serde(deny_unknown_fields)]
 struct RawGui {
     slot_size: Spanned<u32>,
-    pitch: Spanned<u32>,
+    pitch: Spanned<RawPitch>,
+    #[serde(default)]
+    fixed_scale: Option<Spanned<u32>>,
     screens: BTreeMap<String, Spanned<RawScreen>>,
 }
 
@@ -142,7 +165,7 @@ struct RawRegion {
     columns: u32,
     #[serde(default = "one")]
     rows: u32,
-    pitch: Option<u32>,
+    pitch: Option<RawPitch>,
 }
 
 fn one() -> u32 {
@@ -176,7 +199,7 @@ impl Lines<'_> {
         name: &str,
         raw: Spanned<RawScreen>,
         slot_size: u32,
-        pitch: u32,
+        pitch: (u32, u32),
     ) -> Result<Screen, DataFileError> {
         let key = format!("gui.screens.{name}");
         if !valid_name(name) {
@@ -215,23 +238,24 @@ fn region(
     raw: &RawRegion,
     (w, h): (u32, u32),
     slot_size: u32,
-    default_pitch: u32,
+    default_pitch: (u32, u32),
 ) -> Result<Region, String> {
     if raw.columns == 0 || raw.rows == 0 {
         return Err("columns and rows must be at least 1".into());
     }
-    let pitch = raw.pitch.unwrap_or(default_pitch);
-    if pitch < slot_size && (raw.columns > 1 || raw.rows > 1) {
+    let pitch = raw.pitch.map_or(default_pitch, RawPitch::axes);
+    let overlap = |p: u32, n: u32| p < slot_size && n > 1;
+    if overlap(pitch.0, raw.columns) || overlap(pitch.1, raw.rows) {
         return Err(format!(
-            "pitch {pitch} is less than slot_size {slot_size}: slots would overlap"
+            "pitch {pitch:?} is less than slot_size {slot_size}: slots would overlap"
         ));
     }
     // The last slot must end inside the panel: catches a mistyped origin or count.
-    let end = |origin: u32, n: u32| {
-        u64::from(origin) + u64::from(n - 1) * u64::from(pitch) + u64::from(slot_size)
+    let end = |origin: u32, n: u32, p: u32| {
+        u64::from(origin) + u64::from(n - 1) * u64::from(p) + u64::from(slot_size)
     };
     let [x, y] = raw.origin;
-    let (x_end, y_end) = (end(x, raw.columns), end(y, raw.rows));
+    let (x_end, y_end) = (end(x, raw.columns, pitch.0), end(y, raw.rows, pitch.1));
     if x_end > u64::from(w) || y_end > u64::from(h) {
         return Err(format!(
             "the last slot ends at ({x_end}, {y_end}), outside the {w} x {h} panel"
@@ -265,15 +289,22 @@ impl GuiGeometry {
         if slot_size == 0 {
             return Err(at.error(&gui.slot_size, "gui.slot_size must be at least 1"));
         }
-        let pitch = *gui.pitch.get_ref();
-        if pitch < slot_size {
+        let pitch = gui.pitch.get_ref().axes();
+        if pitch.0 < slot_size || pitch.1 < slot_size {
             return Err(at.error(
                 &gui.pitch,
                 format!(
-                    "gui.pitch {pitch} is less than slot_size {slot_size}: slots would overlap"
+                    "gui.pitch {pitch:?} is less than slot_size {slot_size}: slots would overlap"
                 ),
             ));
         }
+        let fixed_scale = match gui.fixed_scale {
+            Some(s) if *s.get_ref() == 0 => {
+                return Err(at.error(&s, "gui.fixed_scale must be at least 1"));
+            }
+            Some(s) => Some(s.into_inner()),
+            None => None,
+        };
         let screens = gui
             .screens
             .into_iter()
@@ -282,7 +313,11 @@ impl GuiGeometry {
                 Ok((name, screen))
             })
             .collect::<Result<_, DataFileError>>()?;
-        Ok(GuiGeometry { slot_size, screens })
+        Ok(GuiGeometry {
+            slot_size,
+            fixed_scale,
+            screens,
+        })
     }
 
     /// Every valid location, sorted by screen and region, then by index: `hud.hotbar.0`, ...
@@ -307,7 +342,9 @@ impl GuiGeometry {
 
     /// Positions for one window size and GUI scale (recompute when either changes).
     pub fn layout(&self, window_w: u32, window_h: u32, scale: GuiScale) -> GuiLayout<'_> {
-        let scale = effective_scale(window_w, window_h, scale);
+        let scale = self
+            .fixed_scale
+            .unwrap_or_else(|| effective_scale(window_w, window_h, scale));
         GuiLayout {
             geometry: self,
             scale,
@@ -400,9 +437,9 @@ impl GuiLayout<'_> {
             Anchor::Center => (self.scaled_h - h) / 2,
             Anchor::BottomCenter => self.scaled_h - h,
         };
-        let pitch = i64::from(region.pitch);
-        let x = left + i64::from(region.origin.0) + i64::from(index % region.columns) * pitch;
-        let y = top + i64::from(region.origin.1) + i64::from(index / region.columns) * pitch;
+        let (px, py) = (i64::from(region.pitch.0), i64::from(region.pitch.1));
+        let x = left + i64::from(region.origin.0) + i64::from(index % region.columns) * px;
+        let y = top + i64::from(region.origin.1) + i64::from(index / region.columns) * py;
         let half = f64::from(self.geometry.slot_size) / 2.0;
         let scale = f64::from(self.scale);
         Ok((

@@ -1,0 +1,61 @@
+//! The Minetest profile's data: slot positions against those measured on screenshots of the
+//! real game at 854x480, and its knowledge graph against its tasks.
+
+mod support;
+
+use vistawise::config::GuiScale;
+use vistawise::knowledge::KnowledgeGraph;
+use vistawise::skills::gui::GuiGeometry;
+use vistawise::tasks::TaskList;
+
+#[test]
+fn slot_centres_match_the_measured_screens() {
+    let gui = GuiGeometry::load(&support::repo().join("config/games/minetest.toml")).expect("gui");
+    // The configured GUI scale does not matter: Minetest's formspecs have their own.
+    for scale in [GuiScale::Auto, GuiScale::Fixed(3)] {
+        let layout = gui.layout(854, 480, scale);
+        for (location, measured) in [
+            ("inventory.craft.0", (366.0, 122.0)),
+            ("inventory.craft.4", (401.0, 154.0)),
+            ("inventory.craft.8", (436.0, 186.0)),
+            ("inventory.result", (506.0, 154.0)),
+            ("inventory.hotbar.0", (305.0, 274.0)),
+            ("inventory.hotbar.7", (550.0, 274.0)),
+            ("inventory.main.0", (305.0, 311.0)),
+            ("inventory.main.23", (550.0, 375.0)),
+            ("hud.hotbar.0", (226.0, 447.0)),
+            ("hud.hotbar.7", (632.0, 447.0)),
+        ] {
+            assert_eq!(
+                layout.slot_center(location).expect(location),
+                measured,
+                "{location}"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_minetest_task_targets_a_node_of_its_graph() {
+    let kg = KnowledgeGraph::load(&support::repo().join("kg/minetest.toml")).expect("kg");
+    let tasks = TaskList::load(&support::repo().join("config/tasks.toml")).expect("tasks");
+    let ids: Vec<&str> = tasks
+        .for_profile("minetest")
+        .map(|t| t.id.as_str())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "log",
+            "planks",
+            "stick",
+            "wooden_pickaxe",
+            "cobblestone",
+            "stone_pickaxe",
+            "coal"
+        ]
+    );
+    for t in tasks.for_profile("minetest") {
+        assert!(kg.node(&t.target).is_some(), "{} -> {}", t.id, t.target);
+    }
+}
