@@ -17,6 +17,7 @@ use x11rb::connection::Connection;
 use x11rb::protocol::Event;
 use x11rb::protocol::xproto::{AtomEnum, ConnectionExt, GrabMode, ModMask, Window};
 use x11rb::rust_connection::RustConnection;
+use x11rb::wrapper::ConnectionExt as _;
 
 use super::execute::{StopFlag, StopReason};
 use super::keys::Key;
@@ -177,6 +178,11 @@ impl WatchLoop {
                 if let Event::KeyPress(k) = event
                     && self.codes.contains(&k.detail)
                 {
+                    // The press activated our passive grab: until the key is released every key
+                    // event would come to us, so the releases the executor sends next would never
+                    // reach the game. End the grab before asking for the stop.
+                    let _ = self.conn.ungrab_keyboard(x11rb::CURRENT_TIME);
+                    let _ = self.conn.sync();
                     self.stop.request(StopReason::EmergencyKey);
                 }
             }
