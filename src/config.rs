@@ -603,6 +603,51 @@ impl Config {
     }
 }
 
+/// The `[settings]` of a game profile file (`config/games/<game>.toml`): config keys the game
+/// needs (its window title, detector, reach thresholds), as overrides that name their line, plus
+/// `game.profile` itself. `vistawise --game GAME` lays them over the config file.
+pub fn game_settings(path: &Path, game: &str) -> Result<Vec<Override>, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let table: toml::Table = toml::from_str(&text).map_err(|e| ConfigError::Parse {
+        path: path.to_path_buf(),
+        line: e.span().map(|s| crate::toml_lines::line_at(&text, s.start)),
+        message: e.message().to_string(),
+    })?;
+    let mut out = vec![Override {
+        key: "game.profile".into(),
+        value: game.to_string(),
+        origin: Origin::Flag(format!("--game {game}")),
+    }];
+    let Some(settings) = table.get("settings") else {
+        return Ok(out);
+    };
+    let settings = settings.as_table().ok_or_else(|| ConfigError::Parse {
+        path: path.to_path_buf(),
+        line: None,
+        message: "[settings] must be a table of \"section.key\" = value".into(),
+    })?;
+    for (key, value) in settings {
+        let line = text
+            .find(&format!("\"{key}\""))
+            .map(|o| crate::toml_lines::line_at(&text, o));
+        out.push(Override {
+            key: key.clone(),
+            value: match value {
+                toml::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            },
+            origin: Origin::File {
+                path: path.to_path_buf(),
+                line,
+            },
+        });
+    }
+    Ok(out)
+}
+
 /// Applies one override, coercing its text to the type the key already has.
 fn apply_override(config: &Config, ov: &Override) -> Result<Config, ConfigError> {
     let table = to_table(config);

@@ -74,7 +74,9 @@ pub fn info(w: &xcap::Window) -> WindowInfo {
     }
 }
 
-/// The first visible window whose title contains `wanted` (case-insensitive).
+/// The first visible window whose title contains `wanted` (case-insensitive); a window without a
+/// title (Minetest's Irrlicht window sets only the legacy WM_NAME, which xcap does not read)
+/// matches by its application name (WM_CLASS).
 pub fn find_by_title(windows: &[WindowInfo], wanted: &str) -> Result<WindowInfo, WindowError> {
     let needle = wanted.to_lowercase();
     let visible: Vec<WindowInfo> = windows
@@ -84,7 +86,14 @@ pub fn find_by_title(windows: &[WindowInfo], wanted: &str) -> Result<WindowInfo,
         .collect();
     visible
         .iter()
-        .find(|w| w.title.to_lowercase().contains(&needle))
+        .find(|w| {
+            let name = if w.title.is_empty() {
+                &w.app_name
+            } else {
+                &w.title
+            };
+            name.to_lowercase().contains(&needle)
+        })
         .cloned()
         .ok_or(WindowError::NotFound {
             wanted: wanted.to_string(),
@@ -118,6 +127,16 @@ mod tests {
         ];
         let found = find_by_title(&ws, "Minecraft").expect("found");
         assert_eq!(found.title, "minecraft* 1.20 - Singleplayer");
+    }
+
+    #[test]
+    fn an_untitled_window_matches_by_its_application_name() {
+        let mut untitled = win("", false);
+        untitled.app_name = "Minetest".into();
+        let ws = vec![win("xterm", false), untitled];
+        let found = find_by_title(&ws, "minetest").expect("found");
+        assert_eq!(found.app_name, "Minetest");
+        assert!(find_by_title(&ws, "app").is_err(), "titled windows match by title only");
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Argument parsing and the shared set-up of every command.
 
+mod autolabel;
 mod config_cmd;
 mod detect;
 mod doctor;
@@ -31,6 +32,10 @@ struct Cli {
     /// Override one key, e.g. --set detector.confidence=0.4 (repeatable; beats file and env).
     #[arg(long = "set", global = true, value_name = "KEY=VALUE")]
     set: Vec<String>,
+    /// Game profile: sets game.profile and the keys in [settings] of config/games/GAME.toml
+    /// (window title, detector, reach) over the config file (env and --set still win).
+    #[arg(long, global = true, env = "VISTAWISE_GAME", value_name = "GAME")]
+    game: Option<String>,
     /// Path to libonnxruntime.so.1.31.1 (default: search; see `vistawise doctor`).
     #[arg(long, global = true, env = "VISTAWISE_ORT_LIB", value_name = "FILE")]
     ort_lib: Option<PathBuf>,
@@ -64,9 +69,23 @@ enum Command {
     /// The policy: the prompt for a frame, one LLM decision, the output constraints.
     #[command(subcommand)]
     Policy(policy::PolicyCommand),
+    /// Label frames for detector training; `--auto GAME` has the running game label itself.
+    Annotate(AnnotateArgs),
     /// The skill library: list it, run one skill (dry-run shows the events).
     #[command(subcommand)]
     Skills(skills::SkillsCommand),
+}
+
+#[derive(clap::Args)]
+struct AnnotateArgs {
+    /// The game that labels its own frames (it must be running; see tests/minetest/gameenv.sh).
+    #[arg(long, value_name = "GAME")]
+    auto: Option<String>,
+    /// The dataset folder (YOLO layout).
+    #[arg(short, long, value_name = "DATASET")]
+    output: PathBuf,
+    #[command(flatten)]
+    auto_args: autolabel::AutoArgs,
 }
 
 /// What every command gets: the effective config and the explicit ONNX Runtime path.
@@ -92,7 +111,15 @@ pub fn run() -> Result<ExitCode> {
     let cli = Cli::parse();
     init_logging(cli.verbose);
 
-    let mut overrides = Override::from_env(std::env::vars());
+    let mut overrides = match &cli.game {
+        Some(game) => vistawise::config::game_settings(
+            &PathBuf::from("config/games").join(format!("{game}.toml")),
+            game,
+        )
+        .with_context(|| format!("--game {game}"))?,
+        None => Vec::new(),
+    };
+    overrides.extend(Override::from_env(std::env::vars()));
     for assignment in &cli.set {
         overrides.push(Override::parse_assignment(assignment)?);
     }
@@ -106,7 +133,8 @@ pub fn run() -> Result<ExitCode> {
         | Command::Policy(_)
         | Command::Play(_)
         | Command::Replay(_)
-        | Command::Report(_) => Vec::new(),
+        | Command::Report(_)
+        | Command::Annotate(_) => Vec::new(),
     });
     let file = cli.config.clone().or_else(|| {
         let local = PathBuf::from("config/default.toml");
@@ -128,6 +156,10 @@ pub fn run() -> Result<ExitCode> {
         Command::Play(args) => play::run(&ctx, &args),
         Command::Replay(args) => replay::run(&ctx, &args),
         Command::Report(args) => report::run(&args),
+        Command::Annotate(args) => match &args.auto {
+            Some(game) => autolabel::run(&ctx, game, &args.output, &args.auto_args),
+            None => anyhow::bail!("annotate SOURCE: not in this build"),
+        },
     }
 }
 

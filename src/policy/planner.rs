@@ -83,6 +83,10 @@ struct RawFile {
     keys: Option<toml::Value>,
     #[allow(dead_code)]
     camera: Option<toml::Value>,
+    #[allow(dead_code)]
+    autolabel: Option<toml::Value>,
+    #[allow(dead_code)]
+    settings: Option<toml::Value>,
 }
 
 impl PlannerConfig {

@@ -23,6 +23,14 @@ struct RawControls {
     #[allow(dead_code)]
     #[serde(default)]
     planner: Option<toml::Value>,
+    /// Read by the Minetest auto-labeller.
+    #[allow(dead_code)]
+    #[serde(default)]
+    autolabel: Option<toml::Value>,
+    /// Config keys applied by `--game`.
+    #[allow(dead_code)]
+    #[serde(default)]
+    settings: Option<toml::Value>,
 }
 
 impl SlotNames for GuiGeometry {

@@ -393,3 +393,70 @@ fn intern(conn: &RustConnection, name: &[u8]) -> u32 {
         .expect("intern reply")
         .atom
 }
+
+/// A display number no X server holds now (its lock file and socket are absent).
+pub fn free_display() -> String {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let base = 100 + (std::process::id() % 50) * 2;
+    for _ in 0..100 {
+        let n = base + NEXT.fetch_add(1, Ordering::SeqCst) % 100;
+        if !Path::new(&format!("/tmp/.X{n}-lock")).exists()
+            && !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
+        {
+            return format!(":{n}");
+        }
+    }
+    panic!("no free X display number");
+}
+
+/// The real Minetest game (tests/minetest/gameenv.sh) in a seeded world on its own Xvfb display
+/// and game folder; stopped on drop. The probe folder holds the game's ground truth.
+pub struct MinetestGame {
+    pub display: String,
+    pub dir: tempfile::TempDir,
+    pub probe: PathBuf,
+}
+
+impl MinetestGame {
+    pub fn start(seed: u64) -> MinetestGame {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let display = free_display();
+        let out = Command::new("bash")
+            .arg(repo().join("tests/minetest/gameenv.sh"))
+            .args(["start", &seed.to_string()])
+            .env("GAME_DIR", dir.path())
+            .env("GAME_DISPLAY", &display)
+            .output()
+            .expect("run tests/minetest/gameenv.sh");
+        let game = MinetestGame {
+            display,
+            probe: dir.path().join("world/agent_probe"),
+            dir,
+        };
+        assert!(
+            out.status.success(),
+            "tests/minetest/gameenv.sh start failed (install the game with `tests/minetest/gameenv.sh install`):\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        game
+    }
+
+    /// The game's own log, for failure messages.
+    pub fn log_tail(&self) -> String {
+        let text = std::fs::read_to_string(self.dir.path().join("debug.txt")).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        lines[lines.len().saturating_sub(20)..].join("\n")
+    }
+}
+
+impl Drop for MinetestGame {
+    fn drop(&mut self) {
+        let _ = Command::new("bash")
+            .arg(repo().join("tests/minetest/gameenv.sh"))
+            .arg("stop")
+            .env("GAME_DIR", self.dir.path())
+            .env("GAME_DISPLAY", &self.display)
+            .output();
+    }
+}

@@ -1,0 +1,206 @@
+//! `vistawise annotate --auto GAME -o DATASET`: frames labelled by the running game itself (see
+//! `vistawise::minetest::autolabel`). The game must be running with the probe mod
+//! (`tests/minetest/gameenv.sh start`).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use image::RgbImage;
+use indicatif::{ProgressBar, ProgressStyle};
+use vistawise::capture::{frame, windows};
+use vistawise::minetest::autolabel::{
+    self, AutoLabelConfig, AutoLabelError, GameWindow, label_frame, yolo_lines,
+};
+use vistawise::minetest::probe::{Probe, ProbeError};
+use vistawise::skills::input::InputBackend;
+use vistawise::skills::{EnigoBackend, GameProfile, WindowRect};
+use vistawise::skills::expand::InputEvent;
+
+use super::AppContext;
+
+#[derive(Args, Debug, Clone)]
+pub struct AutoArgs {
+    /// How many labelled frames to write (frames already in the dataset count).
+    #[arg(long, default_value_t = 200)]
+    pub frames: u64,
+    /// Seed of every random choice (views, inventories); the same seed on the same world gives
+    /// the same views.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// The probe folder of the running game [default: $GAME_DIR/world/agent_probe, GAME_DIR
+    /// defaulting to /tmp/vistawise-minetest as in tests/minetest/gameenv.sh].
+    #[arg(long, value_name = "DIR")]
+    pub probe: Option<PathBuf>,
+    /// Project root holding config/games/.
+    #[arg(long, default_value = ".")]
+    pub root: PathBuf,
+}
+
+/// The probe folder gameenv.sh makes.
+pub fn default_probe_dir() -> PathBuf {
+    let game_dir = std::env::var_os("GAME_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/tmp/vistawise-minetest"));
+    game_dir.join("world/agent_probe")
+}
+
+/// The game window through the real desktop: xcap screenshots, enigo key taps.
+struct DesktopWindow {
+    id: u32,
+    input: EnigoBackend,
+    profile: GameProfile,
+}
+
+impl GameWindow for DesktopWindow {
+    fn capture(&mut self) -> Result<RgbImage, AutoLabelError> {
+        frame::capture(self.id)
+            .map(|(img, _)| img)
+            .map_err(|e| AutoLabelError::Capture(e.to_string()))
+    }
+
+    fn tap(&mut self, action: &str) -> Result<(), AutoLabelError> {
+        let key = self
+            .profile
+            .keys
+            .resolve(action)
+            .map_err(AutoLabelError::Input)?;
+        for e in [InputEvent::KeyDown { key }, InputEvent::KeyUp { key }] {
+            self.input
+                .send(&e)
+                .map_err(|e| AutoLabelError::Input(e.to_string()))?;
+            std::thread::sleep(std::time::Duration::from_millis(60));
+        }
+        Ok(())
+    }
+}
+
+/// Where the YOLO layout's files go.
+fn prepare_dataset(out: &Path, config: &AutoLabelConfig) -> Result<()> {
+    for sub in ["images", "labels"] {
+        std::fs::create_dir_all(out.join(sub))
+            .with_context(|| format!("cannot create {}", out.join(sub).display()))?;
+    }
+    let mut yaml = String::from("# Written by vistawise annotate --auto: labelled by the game itself.\npath: .\ntrain: images\nval: images\nnames:\n");
+    for (i, c) in config.classes.iter().enumerate() {
+        yaml.push_str(&format!("  {i}: {c}\n"));
+    }
+    write_atomic(&out.join("data.yaml"), yaml.as_bytes())
+}
+
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// The place views are taken around: where the player stood when the dataset was started,
+/// kept in DATASET/autolabel.json so a resumed run takes the same views.
+fn labelling_center(out: &Path, probe: &Probe) -> Result<[f64; 3]> {
+    let path = out.join("autolabel.json");
+    if path.is_file() {
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let v: serde_json::Value = serde_json::from_str(&text)
+            .with_context(|| format!("{}: not JSON", path.display()))?;
+        let c = v
+            .get("center")
+            .and_then(|c| serde_json::from_value::<[f64; 3]>(c.clone()).ok())
+            .with_context(|| format!("{}: no \"center\": [x, y, z]", path.display()))?;
+        return Ok(c);
+    }
+    let c = probe.state()?.pos.as_array();
+    let text = serde_json::to_string_pretty(&serde_json::json!({ "center": c }))?;
+    write_atomic(&path, text.as_bytes())?;
+    Ok(c)
+}
+
+pub fn run(ctx: &AppContext, game: &str, out: &Path, args: &AutoArgs) -> Result<ExitCode> {
+    let controls = args.root.join("config/games").join(format!("{game}.toml"));
+    let config = AutoLabelConfig::load(&controls)
+        .with_context(|| format!("cannot auto-label game \"{game}\""))?;
+    let profile = GameProfile::load(&args.root, game)
+        .with_context(|| format!("cannot load game profile \"{game}\""))?;
+    let probe_dir = args.probe.clone().unwrap_or_else(default_probe_dir);
+    let mut probe = Probe::open(&probe_dir)?;
+    let all = windows::list().context("cannot list windows (is DISPLAY set to the game's display?)")?;
+    let found = windows::find_by_title(&all, &ctx.config().game.window_title)
+        .context("the game window (set game.window_title, or use --game)")?;
+    let rect = WindowRect {
+        x: found.x,
+        y: found.y,
+        w: found.width,
+        h: found.height,
+    };
+    let input = EnigoBackend::new(None, rect)?;
+    let gui = profile.gui.clone();
+    let layout = autolabel::layout_for(&gui, rect.w, rect.h);
+    let mut window = DesktopWindow {
+        id: found.id,
+        input,
+        profile,
+    };
+    prepare_dataset(out, &config)?;
+    let center = labelling_center(out, &probe)?;
+
+    let done = |i: u64| out.join("labels").join(format!("{game}_{:06}.txt", i)).is_file();
+    let bar = ProgressBar::new(args.frames);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} frames  {elapsed} (eta {eta})  {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let start = Instant::now();
+    let (mut written, mut skipped, mut boxes) = (0u64, 0u64, 0usize);
+    for i in 0..args.frames {
+        // Resumable: a frame whose label file exists was finished (labels are written last).
+        if done(i) {
+            bar.inc(1);
+            continue;
+        }
+        let frame = match label_frame(&config, &layout, &mut probe, &mut window, center, args.seed, i) {
+            Ok(f) => f,
+            Err(AutoLabelError::Moved(d)) => {
+                skipped += 1;
+                tracing::info!("frame {i}: the player moved {d:.2} nodes while it was taken; dropped");
+                bar.inc(1);
+                continue;
+            }
+            // No view found this time (e.g. no exposed stone near): the next frame draws another.
+            Err(AutoLabelError::Probe(e @ ProbeError::Refused { .. })) => {
+                skipped += 1;
+                tracing::warn!("frame {i}: {e}");
+                bar.inc(1);
+                continue;
+            }
+            Err(e) => return Err(e).with_context(|| format!("frame {i}")),
+        };
+        let (w, h) = frame.image.dimensions();
+        let name = format!("{game}_{i:06}");
+        let image_path = out.join("images").join(format!("{name}.jpg"));
+        let tmp = out.join("images").join(format!("{name}.tmp.jpg"));
+        frame
+            .image
+            .save_with_format(&tmp, image::ImageFormat::Jpeg)
+            .with_context(|| format!("cannot write {}", tmp.display()))?;
+        std::fs::rename(&tmp, &image_path)
+            .with_context(|| format!("cannot write {}", image_path.display()))?;
+        let lines = yolo_lines(&config, &frame.boxes, w, h);
+        write_atomic(&out.join("labels").join(format!("{name}.txt")), lines.as_bytes())?;
+        written += 1;
+        boxes += frame.boxes.len();
+        bar.set_message(format!("{boxes} boxes, {skipped} dropped"));
+        bar.inc(1);
+    }
+    bar.finish();
+    eprintln!(
+        "{written} frames labelled ({boxes} boxes, {skipped} dropped) in {:.0} s -> {}",
+        start.elapsed().as_secs_f64(),
+        out.display()
+    );
+    if written == 0 && skipped > 0 {
+        bail!("every frame was dropped: is the player stuck, or the world empty of {game} views?");
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,513 @@
+//! `vistawise annotate --auto minetest`: the game labels its own frames. The labeller moves the
+//! player to random places near trees, stone and ores (the probe's `view_near`), fills the
+//! inventory at random, takes a screenshot of the window, and labels it from the game's own
+//! state: node boxes from the probe's ray-cast `scan` projected with the camera's pose and field
+//! of view, icon boxes from the known slot layout and the inventory's contents.
+//!
+//! What to label and where is data: the `[autolabel]` section of `config/games/minetest.toml`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use image::RgbImage;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::camera::{Camera, PixelBox, Scan, scan_boxes};
+use super::probe::{PlayerState, Probe, ProbeError};
+use crate::config::GuiScale;
+use crate::skills::gui::GuiLayout;
+use crate::toml_lines::{self, DataFileError};
+
+/// `[autolabel]` of a game profile.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AutoLabelConfig {
+    /// The detector's classes in id order.
+    pub classes: Vec<String>,
+    /// World classes: class -> the game's node names (or `group:NAME`).
+    pub world: BTreeMap<String, Vec<String>>,
+    /// Classes whose vertically stacked nodes are one object (a trunk).
+    #[serde(default)]
+    pub merge_columns: Vec<String>,
+    /// Icon classes: item name -> class.
+    pub icons: BTreeMap<String, String>,
+    /// Node names the labeller stands near, drawn in turn.
+    pub views: Vec<Vec<String>>,
+    /// Nodes farther than this (nodes) from the eye are not labelled.
+    pub radius: f64,
+    /// Ray-cast cells per face edge (visibility resolution).
+    pub grid: u32,
+    /// Boxes narrower or lower than this (window pixels) are dropped.
+    pub min_box_px: f64,
+    /// Where to stand: `view_radius` around the current place, `min_dist`..`max_dist` from the node.
+    pub view_radius: f64,
+    pub min_dist: f64,
+    pub max_dist: f64,
+    /// Icon box side per screen region prefix (`hud`, `inventory`), window pixels.
+    pub icon_box_px: BTreeMap<String, f64>,
+    /// The inventory panel `[x1, y1, x2, y2]`: it hides the world behind it.
+    pub inventory_panel: [f64; 4],
+    /// Share of frames taken with the inventory open.
+    pub inventory_fraction: f64,
+    /// Wait after moving the player before the screenshot (the client must render the view).
+    pub settle_ms: u64,
+    /// The camera's vertical field of view (the game's `fov` setting).
+    pub fov_deg: f64,
+}
+
+#[derive(Deserialize)]
+struct RawFile {
+    autolabel: Option<AutoLabelConfig>,
+}
+
+impl AutoLabelConfig {
+    /// Reads `[autolabel]` from a game profile file.
+    pub fn load(path: &Path) -> Result<Self, DataFileError> {
+        let text = toml_lines::read(path)?;
+        let raw: RawFile =
+            toml_lines::from_str(&text).map_err(|(line, m)| DataFileError::at(path, line, m))?;
+        let config = raw.autolabel.ok_or_else(|| {
+            DataFileError::at(path, 1, "no [autolabel] section: this game cannot label itself")
+        })?;
+        let line = text
+            .find("[autolabel]")
+            .map_or(1, |o| toml_lines::line_at(&text, o));
+        config
+            .check()
+            .map_err(|m| DataFileError::at(path, line, format!("[autolabel]: {m}")))?;
+        Ok(config)
+    }
+
+    fn check(&self) -> Result<(), String> {
+        let known = |c: &String, what: &str| {
+            if self.classes.contains(c) {
+                Ok(())
+            } else {
+                Err(format!("{what} names class \"{c}\", not in `classes`"))
+            }
+        };
+        for c in self.world.keys().chain(&self.merge_columns) {
+            known(c, "world/merge_columns")?;
+        }
+        for c in self.icons.values() {
+            known(c, "icons")?;
+        }
+        if self.views.is_empty() || self.views.iter().any(Vec::is_empty) {
+            return Err("`views` needs at least one non-empty list of node names".into());
+        }
+        if !(0.0..=1.0).contains(&self.inventory_fraction) {
+            return Err("inventory_fraction must be within 0..1".into());
+        }
+        if !(self.min_dist > 0.0 && self.max_dist > self.min_dist) {
+            return Err("need 0 < min_dist < max_dist".into());
+        }
+        for region in ["hud", "inventory"] {
+            if !self.icon_box_px.contains_key(region) {
+                return Err(format!("icon_box_px needs a size for \"{region}\""));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn class_id(&self, class: &str) -> Option<usize> {
+        self.classes.iter().position(|c| c == class)
+    }
+}
+
+/// A small seeded generator (splitmix64): the labeller's choices must replay from a seed, and
+/// this is all it needs of randomness.
+#[derive(Debug, Clone)]
+pub struct SplitMix(u64);
+
+impl SplitMix {
+    pub fn new(seed: u64) -> Self {
+        SplitMix(seed)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `0..n` (n > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n.max(1) as u64) as usize
+    }
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// The inventory set up for one frame: lists of item strings ("" = empty slot).
+#[derive(Debug, Clone, PartialEq)]
+pub struct InventoryPlan {
+    pub main: Vec<String>,
+    pub craft: Vec<String>,
+    pub wield: usize,
+}
+
+/// A random inventory: a few of the labelled items in random main slots (the first 8 show in
+/// the HUD hotbar), and with the inventory open some in the craft grid too.
+pub fn random_inventory(config: &AutoLabelConfig, rng: &mut SplitMix, open: bool) -> InventoryPlan {
+    let items: Vec<&String> = config.icons.keys().collect();
+    let mut main = vec![String::new(); 32];
+    let stacks = rng.below(9);
+    for _ in 0..stacks {
+        // Half of the stacks go to the hotbar row, which every frame shows.
+        let slot = if rng.below(2) == 0 {
+            rng.below(8)
+        } else {
+            rng.below(32)
+        };
+        let item = items[rng.below(items.len())];
+        main[slot] = format!("{item} {}", 1 + rng.below(20));
+    }
+    let mut craft = vec![String::new(); 9];
+    if open {
+        for slot in craft.iter_mut() {
+            if rng.below(4) == 0 {
+                *slot = format!("{} 1", items[rng.below(items.len())]);
+            }
+        }
+    }
+    InventoryPlan {
+        main,
+        craft,
+        wield: 1 + rng.below(8),
+    }
+}
+
+fn icon_box(class: &str, center: (f32, f32), side: f64) -> PixelBox {
+    let (x, y) = (f64::from(center.0), f64::from(center.1));
+    PixelBox {
+        class: class.to_string(),
+        x1: x - side / 2.0,
+        y1: y - side / 2.0,
+        x2: x + side / 2.0,
+        y2: y + side / 2.0,
+    }
+}
+
+/// Icon boxes from the inventory's contents and the slot layout: the HUD hotbar always, the
+/// inventory screen's lists when it is open (`preview`: the item the craft grid makes).
+pub fn icon_boxes(
+    config: &AutoLabelConfig,
+    layout: &GuiLayout,
+    state: &PlayerState,
+    open: bool,
+    preview: Option<&str>,
+) -> Vec<PixelBox> {
+    let mut out = Vec::new();
+    let mut push = |item: &str, location: String, region: &str| {
+        let (Some(class), Some(side), Ok(c)) = (
+            config.icons.get(item),
+            config.icon_box_px.get(region),
+            layout.slot_center(&location),
+        ) else {
+            return;
+        };
+        out.push(icon_box(class, c, *side));
+    };
+    for s in &state.main {
+        if (1..=8).contains(&s.slot) {
+            push(&s.name, format!("hud.hotbar.{}", s.slot - 1), "hud");
+        }
+    }
+    if open {
+        for s in &state.main {
+            let location = match s.slot {
+                1..=8 => format!("inventory.hotbar.{}", s.slot - 1),
+                9..=32 => format!("inventory.main.{}", s.slot - 9),
+                _ => continue,
+            };
+            push(&s.name, location, "inventory");
+        }
+        for s in &state.craft {
+            push(
+                &s.name,
+                format!("inventory.craft.{}", s.slot - 1),
+                "inventory",
+            );
+        }
+        if let Some(item) = preview {
+            push(item, "inventory.result".into(), "inventory");
+        }
+    }
+    out
+}
+
+/// The part of a world box that the inventory panel leaves visible: the largest of the strips
+/// left, right, above and below the panel.
+pub fn outside_panel(b: &PixelBox, panel: [f64; 4]) -> Option<PixelBox> {
+    let [px1, py1, px2, py2] = panel;
+    let overlaps = b.x1 < px2 && b.x2 > px1 && b.y1 < py2 && b.y2 > py1;
+    if !overlaps {
+        return Some(b.clone());
+    }
+    let strips = [
+        (b.x1, b.y1, b.x2.min(px1), b.y2),
+        (b.x1.max(px2), b.y1, b.x2, b.y2),
+        (b.x1, b.y1, b.x2, b.y2.min(py1)),
+        (b.x1, b.y1.max(py2), b.x2, b.y2),
+    ];
+    strips
+        .iter()
+        .filter(|(x1, y1, x2, y2)| x2 > x1 && y2 > y1)
+        .max_by(|a, c| ((a.2 - a.0) * (a.3 - a.1)).total_cmp(&((c.2 - c.0) * (c.3 - c.1))))
+        .map(|&(x1, y1, x2, y2)| PixelBox {
+            class: b.class.clone(),
+            x1,
+            y1,
+            x2,
+            y2,
+        })
+}
+
+/// YOLO label lines (`class cx cy w h`, normalised) for boxes on a `w` x `h` frame.
+pub fn yolo_lines(config: &AutoLabelConfig, boxes: &[PixelBox], w: u32, h: u32) -> String {
+    let (w, h) = (f64::from(w), f64::from(h));
+    let mut out = String::new();
+    for b in boxes {
+        let Some(id) = config.class_id(&b.class) else {
+            continue;
+        };
+        let x1 = b.x1.clamp(0.0, w);
+        let x2 = b.x2.clamp(0.0, w);
+        let y1 = b.y1.clamp(0.0, h);
+        let y2 = b.y2.clamp(0.0, h);
+        if x2 <= x1 || y2 <= y1 {
+            continue;
+        }
+        out.push_str(&format!(
+            "{id} {:.6} {:.6} {:.6} {:.6}\n",
+            (x1 + x2) / 2.0 / w,
+            (y1 + y2) / 2.0 / h,
+            (x2 - x1) / w,
+            (y2 - y1) / h
+        ));
+    }
+    out
+}
+
+/// One labelled frame.
+pub struct LabeledFrame {
+    pub image: RgbImage,
+    pub boxes: Vec<PixelBox>,
+    /// Inventory open when taken.
+    pub inventory_open: bool,
+    /// The view's target node, for the record.
+    pub target: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AutoLabelError {
+    #[error(transparent)]
+    Probe(#[from] ProbeError),
+    #[error("the game's scan answer is not in the expected form: {0}")]
+    Scan(String),
+    #[error("capture: {0}")]
+    Capture(String),
+    #[error("input: {0}")]
+    Input(String),
+    #[error("the player moved while the frame was taken ({0:.2} nodes): frame dropped")]
+    Moved(f64),
+}
+
+/// What the labeller needs from the desktop: a screenshot of the game window and key taps.
+pub trait GameWindow {
+    fn capture(&mut self) -> Result<RgbImage, AutoLabelError>;
+    /// Taps a game action's key (`inventory`, `close_screen`).
+    fn tap(&mut self, action: &str) -> Result<(), AutoLabelError>;
+}
+
+/// Takes one labelled frame around `center` (a fixed place of the world, so that a frame
+/// depends on the world, `seed` and `index` only, not on the frames before it).
+pub fn label_frame(
+    config: &AutoLabelConfig,
+    layout: &GuiLayout,
+    probe: &mut Probe,
+    window: &mut dyn GameWindow,
+    center: [f64; 3],
+    seed: u64,
+    index: u64,
+) -> Result<LabeledFrame, AutoLabelError> {
+    let mut rng = SplitMix::new(seed ^ index.wrapping_mul(0xA24B_AED4_963E_E407));
+    let open = rng.unit() < config.inventory_fraction;
+    let inv = random_inventory(config, &mut rng, open);
+    let names = &config.views[rng.below(config.views.len())];
+    let answers = probe.batch(
+        vec![
+            json!({"op": "set_list", "list": "main", "items": inv.main}),
+            json!({"op": "set_list", "list": "craft", "items": inv.craft}),
+            json!({
+                "op": "view_near", "names": names, "seed": rng.next_u64() >> 33,
+                "center": {
+                    "x": center[0] + (rng.unit() - 0.5) * config.view_radius,
+                    "y": center[1],
+                    "z": center[2] + (rng.unit() - 0.5) * config.view_radius,
+                },
+                "radius": config.view_radius, "min_dist": config.min_dist,
+                "max_dist": config.max_dist,
+            }),
+        ],
+        Duration::from_secs(10),
+    )?;
+    let view = answers.last().cloned().unwrap_or_default();
+    // The selected slot is drawn highlighted: pick it the way a player does, with its key.
+    window.tap(&format!("hotbar_{}", inv.wield))?;
+    if open {
+        window.tap("inventory")?;
+    }
+    std::thread::sleep(Duration::from_millis(config.settle_ms));
+    let before = probe.fresh_state(Duration::from_secs(5))?;
+    let image = window.capture()?;
+    let after = probe.fresh_state(Duration::from_secs(5))?;
+    let moved = before
+        .eye
+        .as_array()
+        .iter()
+        .zip(after.eye.as_array())
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max)
+        .max((before.yaw_deg - after.yaw_deg).abs() / 10.0)
+        .max((before.pitch_deg - after.pitch_deg).abs() / 10.0);
+    let preview = if open {
+        let p = probe.send(json!({"op": "craft_preview"}))?;
+        p.get("item")
+            .and_then(|i| i.as_str())
+            .map(|s| s.split(' ').next().unwrap_or("").to_string())
+    } else {
+        None
+    };
+    if open {
+        window.tap("close_screen")?;
+    }
+    if moved > 0.02 {
+        return Err(AutoLabelError::Moved(moved));
+    }
+    let scan_value = probe.send(json!({
+        "op": "scan", "names": config.world, "radius": config.radius, "grid": config.grid,
+    }))?;
+    let scan: Scan =
+        serde_json::from_value(scan_value).map_err(|e| AutoLabelError::Scan(e.to_string()))?;
+    let (w, h) = image.dimensions();
+    let camera = Camera::new(
+        scan.eye.as_array(),
+        scan.yaw_deg,
+        scan.pitch_deg,
+        config.fov_deg,
+        w,
+        h,
+    );
+    let mut boxes = scan_boxes(&camera, &scan, &config.merge_columns, config.min_box_px);
+    if open {
+        boxes = boxes
+            .iter()
+            .filter_map(|b| outside_panel(b, config.inventory_panel))
+            .filter(|b| b.width() >= config.min_box_px && b.height() >= config.min_box_px)
+            .collect();
+    }
+    boxes.extend(icon_boxes(
+        config,
+        layout,
+        &after,
+        open,
+        preview.as_deref().filter(|s| !s.is_empty()),
+    ));
+    let target = view
+        .get("target")
+        .map(|t| t.to_string())
+        .unwrap_or_default();
+    Ok(LabeledFrame {
+        image,
+        boxes,
+        inventory_open: open,
+        target,
+    })
+}
+
+/// The GUI layout the labeller uses (Minetest's formspecs ignore the GUI scale).
+pub fn layout_for(gui: &crate::skills::gui::GuiGeometry, w: u32, h: u32) -> GuiLayout<'_> {
+    gui.layout(w, h, GuiScale::Auto)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config() -> AutoLabelConfig {
+        AutoLabelConfig::load(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("config/games/minetest.toml"),
+        )
+        .expect("the shipped [autolabel] loads")
+    }
+
+    #[test]
+    fn the_same_seed_gives_the_same_inventory() {
+        let c = config();
+        let a = random_inventory(&c, &mut SplitMix::new(5), true);
+        let b = random_inventory(&c, &mut SplitMix::new(5), true);
+        let other = random_inventory(&c, &mut SplitMix::new(6), true);
+        assert_eq!(a, b);
+        assert_ne!(a, other);
+        assert_eq!(a.main.len(), 32);
+        assert_eq!(a.craft.len(), 9);
+    }
+
+    #[test]
+    fn boxes_under_the_panel_keep_their_visible_strip() {
+        let panel = [100.0, 100.0, 200.0, 200.0];
+        let b = |x1, y1, x2, y2| PixelBox {
+            class: "tree".into(),
+            x1,
+            y1,
+            x2,
+            y2,
+        };
+        assert!(outside_panel(&b(120.0, 120.0, 180.0, 180.0), panel).is_none());
+        let strip = outside_panel(&b(60.0, 120.0, 150.0, 180.0), panel).expect("left strip");
+        assert_eq!((strip.x1, strip.x2), (60.0, 100.0));
+        let away = b(0.0, 0.0, 50.0, 50.0);
+        assert_eq!(outside_panel(&away, panel), Some(away));
+    }
+
+    #[test]
+    fn yolo_lines_are_normalised_and_use_the_class_ids() {
+        let c = config();
+        let tree = c.class_id("tree").expect("tree class");
+        let lines = yolo_lines(
+            &c,
+            &[PixelBox {
+                class: "tree".into(),
+                x1: 0.0,
+                y1: 0.0,
+                x2: 427.0,
+                y2: 480.0,
+            }],
+            854,
+            480,
+        );
+        assert_eq!(lines, format!("{tree} 0.250000 0.500000 0.500000 1.000000\n"));
+    }
+
+    #[test]
+    fn a_config_naming_an_unknown_class_is_refused_with_its_line() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("g.toml");
+        let shipped = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("config/games/minetest.toml"),
+        )
+        .expect("read");
+        std::fs::write(
+            &path,
+            shipped.replace("\"default:stick\" = \"stick_icon\"", "\"default:stick\" = \"bogus\""),
+        )
+        .expect("write");
+        let err = AutoLabelConfig::load(&path).expect_err("unknown class");
+        assert!(err.to_string().contains("bogus"), "{err}");
+    }
+}

@@ -1,0 +1,335 @@
+//! Minetest's first-person camera: world points to window pixels, and the boxes of the nodes the
+//! probe saw. This is what makes the game label its own frames.
+//!
+//! Conventions (Minetest 5.6): yaw 0 looks along +Z and turning right lowers the yaw; pitch > 0
+//! looks down; the look direction is (-sin yaw cos pitch, -sin pitch, cos yaw cos pitch) and the
+//! camera's right is (cos yaw, 0, sin yaw). The `fov` setting is the vertical field of view,
+//! widened by sqrt(1.6 / aspect) (at most 1.4x) on windows narrower than 16:10 (camera.cpp).
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+/// A pinhole camera at the player's eye.
+#[derive(Debug, Clone, Copy)]
+pub struct Camera {
+    eye: [f64; 3],
+    forward: [f64; 3],
+    right: [f64; 3],
+    up: [f64; 3],
+    /// Pixels per unit of (lateral / depth).
+    focal_px: f64,
+    width: f64,
+    height: f64,
+}
+
+fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+/// Closer than this (in nodes) a point is behind the near plane.
+const NEAR: f64 = 0.05;
+
+impl Camera {
+    pub fn new(
+        eye: [f64; 3],
+        yaw_deg: f64,
+        pitch_deg: f64,
+        fov_deg: f64,
+        width: u32,
+        height: u32,
+    ) -> Camera {
+        let (yaw, pitch) = (yaw_deg.to_radians(), pitch_deg.to_radians());
+        let forward = [
+            -yaw.sin() * pitch.cos(),
+            -pitch.sin(),
+            yaw.cos() * pitch.cos(),
+        ];
+        let right = [yaw.cos(), 0.0, yaw.sin()];
+        let up = cross(forward, right);
+        let (w, h) = (f64::from(width), f64::from(height));
+        let aspect = w / h;
+        let fov_y = fov_deg.to_radians() * (1.6 / aspect).sqrt().clamp(1.0, 1.4);
+        Camera {
+            eye,
+            forward,
+            right,
+            up,
+            focal_px: (h / 2.0) / (fov_y / 2.0).tan(),
+            width: w,
+            height: h,
+        }
+    }
+
+    /// The window pixel of a world point, or None when it is behind the camera.
+    pub fn project(&self, p: [f64; 3]) -> Option<(f64, f64)> {
+        let d = [p[0] - self.eye[0], p[1] - self.eye[1], p[2] - self.eye[2]];
+        let z = dot(d, self.forward);
+        if z < NEAR {
+            return None;
+        }
+        let x = dot(d, self.right) / z;
+        let y = dot(d, self.up) / z;
+        Some((
+            self.width / 2.0 + x * self.focal_px,
+            self.height / 2.0 - y * self.focal_px,
+        ))
+    }
+}
+
+/// What the probe's `scan` command returns.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Scan {
+    pub eye: super::probe::Vec3,
+    pub yaw_deg: f64,
+    pub pitch_deg: f64,
+    /// Cells per face edge.
+    pub grid: f64,
+    #[serde(default, deserialize_with = "null_as_empty")]
+    pub nodes: Vec<ScannedNode>,
+}
+
+fn null_as_empty<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<ScannedNode>, D::Error> {
+    Ok(Option::<Vec<ScannedNode>>::deserialize(d)?.unwrap_or_default())
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ScannedNode {
+    pub class: String,
+    pub name: String,
+    pub pos: super::probe::Vec3,
+    /// Visible face cells: [x, y, z, face] with the cell's centre on face 1..6 (+x -x +y -y +z -z).
+    pub cells: Vec<[f64; 4]>,
+}
+
+/// A labelled box in window pixels.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PixelBox {
+    pub class: String,
+    pub x1: f64,
+    pub y1: f64,
+    pub x2: f64,
+    pub y2: f64,
+}
+
+impl PixelBox {
+    pub fn width(&self) -> f64 {
+        self.x2 - self.x1
+    }
+    pub fn height(&self) -> f64 {
+        self.y2 - self.y1
+    }
+    fn union(&mut self, o: &PixelBox) {
+        self.x1 = self.x1.min(o.x1);
+        self.y1 = self.y1.min(o.y1);
+        self.x2 = self.x2.max(o.x2);
+        self.y2 = self.y2.max(o.y2);
+    }
+}
+
+/// The box of the visible part of one node: the union of its visible cells' projected corners,
+/// clipped to the window. None when nothing of it projects into the window.
+pub fn node_box(camera: &Camera, node: &ScannedNode, grid: f64) -> Option<PixelBox> {
+    let half = 0.5 / grid.max(1.0);
+    let mut b: Option<PixelBox> = None;
+    for cell in &node.cells {
+        let axis = match cell[3] as i64 {
+            1 | 2 => 0,
+            3 | 4 => 1,
+            _ => 2,
+        };
+        let (a, c) = match axis {
+            0 => (1, 2),
+            1 => (0, 2),
+            _ => (0, 1),
+        };
+        for (da, dc) in [(-half, -half), (-half, half), (half, -half), (half, half)] {
+            let mut p = [cell[0], cell[1], cell[2]];
+            p[a] += da;
+            p[c] += dc;
+            let Some((x, y)) = camera.project(p) else {
+                continue;
+            };
+            let corner = PixelBox {
+                class: node.class.clone(),
+                x1: x,
+                y1: y,
+                x2: x,
+                y2: y,
+            };
+            match &mut b {
+                Some(b) => b.union(&corner),
+                None => b = Some(corner),
+            }
+        }
+    }
+    let mut b = b?;
+    b.x1 = b.x1.max(0.0);
+    b.y1 = b.y1.max(0.0);
+    b.x2 = b.x2.min(camera.width);
+    b.y2 = b.y2.min(camera.height);
+    (b.x2 > b.x1 && b.y2 > b.y1).then_some(b)
+}
+
+/// Boxes of every scanned node: nodes of `merge_columns` classes stacked in one column
+/// (same x and z, touching in y) become one box (a trunk, not its nodes); boxes narrower or
+/// lower than `min_px` are dropped.
+pub fn scan_boxes(
+    camera: &Camera,
+    scan: &Scan,
+    merge_columns: &[String],
+    min_px: f64,
+) -> Vec<PixelBox> {
+    let mut singles = Vec::new();
+    // (class, x, z) -> [(y, box)]
+    let mut columns: BTreeMap<(String, i64, i64), Vec<(i64, PixelBox)>> = BTreeMap::new();
+    for node in &scan.nodes {
+        let Some(b) = node_box(camera, node, scan.grid) else {
+            continue;
+        };
+        if merge_columns.contains(&node.class) {
+            let key = (
+                node.class.clone(),
+                node.pos.x.round() as i64,
+                node.pos.z.round() as i64,
+            );
+            columns
+                .entry(key)
+                .or_default()
+                .push((node.pos.y.round() as i64, b));
+        } else {
+            singles.push(b);
+        }
+    }
+    for (_, mut stack) in columns {
+        stack.sort_by_key(|(y, _)| *y);
+        let mut run: Option<(i64, PixelBox)> = None;
+        for (y, b) in stack {
+            run = Some(match run {
+                Some((last, mut acc)) if y == last + 1 => {
+                    acc.union(&b);
+                    (y, acc)
+                }
+                Some((_, done)) => {
+                    singles.push(done);
+                    (y, b)
+                }
+                None => (y, b),
+            });
+        }
+        if let Some((_, done)) = run {
+            singles.push(done);
+        }
+    }
+    singles.retain(|b| b.width() >= min_px && b.height() >= min_px);
+    singles
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::minetest::probe::Vec3;
+
+    fn cam(yaw: f64, pitch: f64) -> Camera {
+        Camera::new([0.0, 0.0, 0.0], yaw, pitch, 72.0, 854, 480)
+    }
+
+    #[test]
+    fn the_look_direction_projects_to_the_centre() {
+        let c = cam(0.0, 0.0);
+        let (x, y) = c.project([0.0, 0.0, 5.0]).expect("in front");
+        assert!((x - 427.0).abs() < 1e-9 && (y - 240.0).abs() < 1e-9);
+        assert!(c.project([0.0, 0.0, -5.0]).is_none(), "behind");
+    }
+
+    #[test]
+    fn the_vertical_field_of_view_spans_the_window_height() {
+        // At 854x480 (wider than 16:10) the fov setting is the vertical angle: a point 36 degrees
+        // above the look direction sits on the top edge.
+        let c = cam(0.0, 0.0);
+        let (_, y) = c
+            .project([0.0, 36f64.to_radians().tan() * 10.0, 10.0])
+            .expect("in front");
+        assert!(y.abs() < 1e-6, "{y}");
+    }
+
+    #[test]
+    fn turning_right_lowers_the_yaw_and_looking_down_is_positive_pitch() {
+        // Yaw -90 looks along +X; a point ahead and a bit to +Z is on the left half.
+        let c = cam(-90.0, 0.0);
+        let (x, _) = c.project([5.0, 0.0, 1.0]).expect("in front");
+        assert!(x < 427.0, "{x}");
+        // Looking down 30 degrees, a point level with the eye is above the centre.
+        let c = cam(0.0, 30.0);
+        let (_, y) = c.project([0.0, 0.0, 5.0]).expect("in front");
+        assert!(y < 240.0, "{y}");
+    }
+
+    fn node(class: &str, x: f64, y: f64, z: f64) -> ScannedNode {
+        // The -z face (6) of a node straight ahead, one cell covering the whole face.
+        ScannedNode {
+            class: class.into(),
+            name: format!("default:{class}"),
+            pos: Vec3 { x, y, z },
+            cells: vec![[x, y, z - 0.5, 6.0]],
+        }
+    }
+
+    #[test]
+    fn a_node_face_ahead_becomes_a_centred_box_of_its_projected_size() {
+        let c = cam(0.0, 0.0);
+        let b = node_box(&c, &node("stone", 0.0, 0.0, 4.5), 1.0).expect("box");
+        let focal = 240.0 / 36f64.to_radians().tan();
+        assert!((b.width() - focal / 4.0).abs() < 1e-6, "{b:?}");
+        assert!(((b.x1 + b.x2) / 2.0 - 427.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn stacked_trunk_nodes_merge_into_one_box_and_tiny_boxes_go() {
+        let c = cam(0.0, 0.0);
+        let scan = Scan {
+            eye: Vec3 {
+                x: 0.0,
+                y: 0.0,
+                z: 0.0,
+            },
+            yaw_deg: 0.0,
+            pitch_deg: 0.0,
+            grid: 1.0,
+            nodes: vec![
+                node("tree", 0.0, -1.0, 4.5),
+                node("tree", 0.0, 0.0, 4.5),
+                node("tree", 0.0, 2.0, 4.5), // a gap: its own box
+                node("stone", 2.0, 0.0, 4.5),
+                node("stone", 0.0, 0.0, 400.0), // 1 px far away
+            ],
+        };
+        let boxes = scan_boxes(&c, &scan, &["tree".to_string()], 3.0);
+        let trees: Vec<_> = boxes.iter().filter(|b| b.class == "tree").collect();
+        assert_eq!(trees.len(), 2, "{boxes:?}");
+        let tall = trees
+            .iter()
+            .map(|b| b.height())
+            .fold(0.0f64, |a, h| a.max(h));
+        let wide = trees[0].width();
+        assert!((tall / wide - 2.0).abs() < 1e-6, "two nodes high: {tall} / {wide}");
+        assert_eq!(boxes.iter().filter(|b| b.class == "stone").count(), 1);
+    }
+
+    #[test]
+    fn boxes_are_clipped_to_the_window() {
+        let c = cam(0.0, 0.0);
+        // Close and to the right: the face reaches past the right edge.
+        let b = node_box(&c, &node("stone", 1.4, 0.0, 1.6), 1.0).expect("box");
+        assert_eq!(b.x2, 854.0);
+        assert!(b.x1 < 854.0);
+    }
+}

@@ -1,0 +1,104 @@
+//! The labeller's camera model against the real game's rendering: a node placed in the sky must
+//! be drawn inside the box the projection gives it, with sky all around the box.
+
+mod support;
+
+use std::time::Duration;
+
+use serde_json::json;
+use support::MinetestGame;
+use vistawise::minetest::camera::{Camera, Scan, scan_boxes};
+use vistawise::minetest::probe::Probe;
+
+fn mean_rgb(img: &image::RgbImage, x1: u32, y1: u32, x2: u32, y2: u32) -> [f64; 3] {
+    let mut sum = [0.0; 3];
+    let mut n = 0.0;
+    for y in y1..y2 {
+        for x in x1..x2 {
+            let p = img.get_pixel(x, y);
+            for c in 0..3 {
+                sum[c] += f64::from(p[c]);
+            }
+            n += 1.0;
+        }
+    }
+    sum.map(|s| s / n.max(1.0))
+}
+
+fn distance(a: [f64; 3], b: [f64; 3]) -> f64 {
+    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
+}
+
+#[test]
+fn a_node_in_the_sky_is_drawn_inside_its_projected_box() {
+    let game = MinetestGame::start(2024);
+    // Only this test runs in this binary, so setting the process environment is safe here.
+    unsafe { std::env::set_var("DISPLAY", &game.display) };
+    let mut probe = Probe::open(&game.probe).expect("probe");
+    let state = probe.state().expect("state");
+    // Look 40 degrees up (towards the sky) at several yaws, a node 6 nodes out along the view.
+    for (k, yaw) in [0.0f64, 70.0, 200.0].into_iter().enumerate() {
+        let pitch = -40.0f64;
+        let (yr, pr) = (yaw.to_radians(), pitch.to_radians());
+        let e = state.eye;
+        let dir = [-yr.sin() * pr.cos(), -pr.sin(), yr.cos() * pr.cos()];
+        // Off the look direction a little, so the box is not centred by construction.
+        let pos = json!({
+            "x": (e.x + dir[0] * 6.0 + 1.0).round(),
+            "y": (e.y + dir[1] * 6.0).round(),
+            "z": (e.z + dir[2] * 6.0).round(),
+        });
+        probe
+            .batch(
+                vec![
+                    json!({"op": "clear_inv"}),
+                    json!({"op": "look", "yaw_deg": yaw, "pitch_deg": pitch}),
+                    json!({"op": "set_node", "pos": pos, "name": "default:stone_with_coal"}),
+                ],
+                Duration::from_secs(10),
+            )
+            .expect("set up");
+        std::thread::sleep(Duration::from_millis(1200));
+        let windows = vistawise::capture::windows::list().expect("windows");
+        let window =
+            vistawise::capture::windows::find_by_title(&windows, "Minetest").expect("window");
+        let (image, _) = vistawise::capture::frame::capture(window.id).expect("capture");
+        let scan: Scan = serde_json::from_value(
+            probe
+                .send(json!({"op": "scan", "names": {"coal_ore": ["default:stone_with_coal"]},
+                             "radius": 12, "grid": 3}))
+                .expect("scan"),
+        )
+        .expect("scan form");
+        let (w, h) = image.dimensions();
+        let camera = Camera::new(scan.eye.as_array(), scan.yaw_deg, scan.pitch_deg, 72.0, w, h);
+        let boxes = scan_boxes(&camera, &scan, &[], 4.0);
+        assert_eq!(boxes.len(), 1, "view {k}: one coal node expected: {boxes:?}");
+        let b = &boxes[0];
+        assert!(b.width() > 20.0 && b.width() < 200.0, "view {k}: {b:?}");
+        let (x1, y1, x2, y2) = (b.x1 as u32, b.y1 as u32, b.x2 as u32, b.y2 as u32);
+        // Inside: the node's dark stone; a ring 4-10 px outside the box: sky.
+        let inside = mean_rgb(&image, x1 + 3, y1 + 3, x2 - 3, y2 - 3);
+        let ring = [
+            mean_rgb(&image, x1, y1.saturating_sub(10), x2, y1.saturating_sub(4)),
+            mean_rgb(&image, x1, (y2 + 4).min(h), x2, (y2 + 10).min(h)),
+            mean_rgb(&image, x1.saturating_sub(10), y1, x1.saturating_sub(4), y2),
+            mean_rgb(&image, (x2 + 4).min(w), y1, (x2 + 10).min(w), y2),
+        ];
+        let sky = ring[0];
+        for (side, c) in ring.iter().enumerate() {
+            assert!(
+                distance(*c, sky) < 25.0 && c[2] > c[0],
+                "view {k}: side {side} of the box is not sky: {c:?} (top {sky:?}); {}",
+                game.log_tail()
+            );
+        }
+        assert!(
+            distance(inside, sky) > 80.0,
+            "view {k}: the box holds sky, not the node: {inside:?} vs {sky:?}"
+        );
+        probe
+            .send(json!({"op": "set_node", "pos": pos, "name": "air"}))
+            .expect("remove");
+    }
+}
