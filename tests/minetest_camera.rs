@@ -12,7 +12,7 @@ use vistawise::minetest::probe::Probe;
 
 fn mean_rgb(img: &image::RgbImage, x1: u32, y1: u32, x2: u32, y2: u32) -> [f64; 3] {
     let mut sum = [0.0; 3];
-    let mut n = 0.0;
+    let mut n: f64 = 0.0;
     for y in y1..y2 {
         for x in x1..x2 {
             let p = img.get_pixel(x, y);
@@ -35,10 +35,28 @@ fn a_node_in_the_sky_is_drawn_inside_its_projected_box() {
     // Only this test runs in this binary, so setting the process environment is safe here.
     unsafe { std::env::set_var("DISPLAY", &game.display) };
     let mut probe = Probe::open(&game.probe).expect("probe");
-    let state = probe.state().expect("state");
-    // Look 40 degrees up (towards the sky) at several yaws, a node 6 nodes out along the view.
+    // Stand on a one-node pillar high above the trees, so that everything near the view is sky.
+    let start = probe.fresh_state(Duration::from_secs(5)).expect("state");
+    let (px, pz) = (start.pos.x.round(), start.pos.z.round());
+    probe
+        .batch(
+            vec![
+                json!({"op": "set_node", "pos": {"x": px, "y": 59, "z": pz}, "name": "default:stone"}),
+                json!({"op": "tp", "pos": {"x": px, "y": 59.6, "z": pz}}),
+            ],
+            Duration::from_secs(10),
+        )
+        .expect("pillar");
+    std::thread::sleep(Duration::from_millis(1500));
+    let state = probe.fresh_state(Duration::from_secs(5)).expect("state");
+    assert!(
+        (state.pos.y - 59.5).abs() < 0.1,
+        "the player is not on the pillar: {:?}",
+        state.pos
+    );
+    // Look 25 degrees up at several yaws, a node 6 nodes out along the view.
     for (k, yaw) in [0.0f64, 70.0, 200.0].into_iter().enumerate() {
-        let pitch = -40.0f64;
+        let pitch = -25.0f64;
         let (yr, pr) = (yaw.to_radians(), pitch.to_radians());
         let e = state.eye;
         let dir = [-yr.sin() * pr.cos(), -pr.sin(), yr.cos() * pr.cos()];
@@ -73,7 +91,14 @@ fn a_node_in_the_sky_is_drawn_inside_its_projected_box() {
         let (w, h) = image.dimensions();
         let camera = Camera::new(scan.eye.as_array(), scan.yaw_deg, scan.pitch_deg, 72.0, w, h);
         let boxes = scan_boxes(&camera, &scan, &[], 4.0);
-        assert_eq!(boxes.len(), 1, "view {k}: one coal node expected: {boxes:?}");
+        assert_eq!(
+            boxes.len(),
+            1,
+            "view {k}: one coal node expected at {pos} from eye {:?} (scan eye {:?}, {} nodes): {boxes:?}",
+            state.eye,
+            scan.eye,
+            scan.nodes.len()
+        );
         let b = &boxes[0];
         assert!(b.width() > 20.0 && b.width() < 200.0, "view {k}: {b:?}");
         let (x1, y1, x2, y2) = (b.x1 as u32, b.y1 as u32, b.x2 as u32, b.y2 as u32);

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Builds the Minetest detector's dataset from the real game: each split is a seeded world started
+# with tests/minetest/gameenv.sh and labelled by `vistawise annotate --auto minetest`.
+#
+#   scripts/minetest-dataset.sh [OUT] [TRAIN VAL TEST]
+#
+# OUT defaults to .work/minetest/data; frame counts default to 600 120 160. The test split is a
+# different world (seed 777) from train and val (2024, different labelling seeds), so it measures
+# the detector on places it never saw. Re-running resumes every split where it stopped (finished
+# frames are kept). Progress: OUT/build.log. Writes OUT/data.yaml for tools/detector/train.py.
+# Env: VISTAWISE_BIN (default target/debug/vistawise), GAME_DISPLAY (default :78).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=${1:-.work/minetest/data}
+TRAIN=${2:-600}; VAL=${3:-120}; TEST=${4:-160}
+BIN=${VISTAWISE_BIN:-target/debug/vistawise}
+DISP=${GAME_DISPLAY:-:78}
+[ -x "$BIN" ] || { echo "minetest-dataset: $BIN not found: run cargo build first" >&2; exit 1; }
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+log() { echo "$(date -u +%FT%TZ) $*" | tee -a "$OUT/build.log"; }
+
+# split world-seed label-seed frames
+for spec in "train 2024 1 $TRAIN" "val 2024 2 $VAL" "test 777 3 $TEST"; do
+  read -r split world seed frames <<<"$spec"
+  have=0; [ -d "$OUT/$split/labels" ] && have=$(find "$OUT/$split/labels" -name "*.txt" | wc -l)
+  if [ "$have" -ge "$frames" ]; then log "$split: $have/$frames frames, done"; continue; fi
+  log "$split: world $world, seed $seed, $frames frames ($have already there)"
+  export GAME_DIR="$OUT/.game-$split" GAME_DISPLAY=$DISP
+  bash tests/minetest/gameenv.sh start "$world" >>"$OUT/build.log" 2>&1
+  trap 'bash tests/minetest/gameenv.sh stop' EXIT
+  DISPLAY=$DISP "$BIN" --game minetest annotate --auto minetest -o "$OUT/$split" \
+    --frames "$frames" --seed "$seed" --probe "$GAME_DIR/world/agent_probe" 2>&1 \
+    | tr '\r' '\n' | grep -v '^\s*$' | tail -n 3 >>"$OUT/build.log"
+  bash tests/minetest/gameenv.sh stop
+  trap - EXIT
+  log "$split: $(ls "$OUT/$split/labels" | wc -l) frames"
+done
+
+{
+  echo "# Minetest detector data (scripts/minetest-dataset.sh); labelled by the game itself."
+  echo "path: $OUT"
+  echo "train: train/images"
+  echo "val: val/images"
+  echo "test: test/images"
+  sed -n '/^names:/,$p' "$OUT/train/data.yaml"
+} > "$OUT/data.yaml"
+log "wrote $OUT/data.yaml"
