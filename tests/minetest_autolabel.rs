@@ -34,18 +34,27 @@ fn the_game_labels_its_own_frames_and_resumes() {
     assert!(ok, "annotate --auto failed:\n{log}\n{}", game.log_tail());
 
     let yaml = std::fs::read_to_string(out.path().join("data.yaml")).expect("data.yaml");
-    assert!(yaml.contains("0: tree") && yaml.contains("9: coal_lump_icon"), "{yaml}");
+    assert!(
+        yaml.contains("0: tree") && yaml.contains("9: coal_lump_icon"),
+        "{yaml}"
+    );
     let mut labels: Vec<_> = std::fs::read_dir(out.path().join("labels"))
         .expect("labels")
         .map(|e| e.expect("entry").path())
         .collect();
     labels.sort();
-    assert!(labels.len() >= 6, "at most 2 of 8 frames may be dropped: {labels:?}\n{log}");
+    assert!(
+        labels.len() >= 6,
+        "at most 2 of 8 frames may be dropped: {labels:?}\n{log}"
+    );
     let mut per_class: BTreeMap<usize, usize> = BTreeMap::new();
     for l in &labels {
         let stem = l.file_stem().expect("stem").to_string_lossy().to_string();
         assert!(
-            out.path().join("images").join(format!("{stem}.jpg")).is_file(),
+            out.path()
+                .join("images")
+                .join(format!("{stem}.jpg"))
+                .is_file(),
             "{stem} has no image"
         );
         for line in std::fs::read_to_string(l).expect("read").lines() {
@@ -54,24 +63,43 @@ fn the_game_labels_its_own_frames_and_resumes() {
                 .map(|x| x.parse().expect("number"))
                 .collect();
             assert_eq!(v.len(), 5, "{line}");
-            assert!(v[0] < 10.0 && v[1..].iter().all(|x| (0.0..=1.0).contains(x)), "{line}");
+            assert!(
+                v[0] < 10.0 && v[1..].iter().all(|x| (0.0..=1.0).contains(x)),
+                "{line}"
+            );
             *per_class.entry(v[0] as usize).or_default() += 1;
         }
     }
     // Views are taken near trees, and the random inventories show icons in the hotbar.
-    assert!(per_class.get(&0).copied().unwrap_or(0) >= 3, "tree boxes: {per_class:?}");
-    assert!(per_class.keys().any(|c| *c >= 3), "no icon boxes: {per_class:?}");
+    assert!(
+        per_class.get(&0).copied().unwrap_or(0) >= 3,
+        "tree boxes: {per_class:?}"
+    );
+    assert!(
+        per_class.keys().any(|c| *c >= 3),
+        "no icon boxes: {per_class:?}"
+    );
 
     // Resume: the same command finds every frame done and rewrites nothing.
     let before: Vec<_> = labels
         .iter()
-        .map(|l| std::fs::metadata(l).expect("meta").modified().expect("mtime"))
+        .map(|l| {
+            std::fs::metadata(l)
+                .expect("meta")
+                .modified()
+                .expect("mtime")
+        })
         .collect();
     let (ok, log) = annotate(&game, out.path(), 8);
     assert!(ok, "{log}");
     let after: Vec<_> = labels
         .iter()
-        .map(|l| std::fs::metadata(l).expect("meta").modified().expect("mtime"))
+        .map(|l| {
+            std::fs::metadata(l)
+                .expect("meta")
+                .modified()
+                .expect("mtime")
+        })
         .collect();
     assert_eq!(before, after, "a resumed run rewrote finished frames");
 }

@@ -83,13 +83,22 @@ fn a_node_in_the_sky_is_drawn_inside_its_projected_box() {
         let (image, _) = vistawise::capture::frame::capture(window.id).expect("capture");
         let scan: Scan = serde_json::from_value(
             probe
-                .send(json!({"op": "scan", "names": {"coal_ore": ["default:stone_with_coal"]},
-                             "radius": 12, "grid": 3}))
+                .send(
+                    json!({"op": "scan", "names": {"coal_ore": ["default:stone_with_coal"]},
+                             "radius": 12, "grid": 3}),
+                )
                 .expect("scan"),
         )
         .expect("scan form");
         let (w, h) = image.dimensions();
-        let camera = Camera::new(scan.eye.as_array(), scan.yaw_deg, scan.pitch_deg, 72.0, w, h);
+        let camera = Camera::new(
+            scan.eye.as_array(),
+            scan.yaw_deg,
+            scan.pitch_deg,
+            72.0,
+            w,
+            h,
+        );
         let boxes = scan_boxes(&camera, &scan, &[], 4.0);
         assert_eq!(
             boxes.len(),

@@ -23,7 +23,9 @@ fn play(game: &MinetestGame, task: &str, max_steps: u32) -> (bool, PathBuf, Stri
     let sessions = artifacts();
     let id = format!("{task}-{}", std::process::id());
     let o = support::binary()
-        .args(["--game", "minetest", "play", "--policy", "planner", "--task", task])
+        .args([
+            "--game", "minetest", "play", "--policy", "planner", "--task", task,
+        ])
         .args(["--max-steps", &max_steps.to_string(), "--max-minutes", "4"])
         .args(["--session-id", &id])
         .arg("--set")
@@ -95,7 +97,10 @@ fn planner_obtains_a_log_then_a_wooden_pickaxe_in_the_real_game() {
         inv.main,
         session.display()
     );
-    assert!(ok, "the game has a log but the agent did not see its task done:\n{log}");
+    assert!(
+        ok,
+        "the game has a log but the agent did not see its task done:\n{log}"
+    );
 
     let (ok, session, log) = play(&game, "wooden_pickaxe", 40);
     check_report(&session);

@@ -136,7 +136,10 @@ mod tests {
         let ws = vec![win("xterm", false), untitled];
         let found = find_by_title(&ws, "minetest").expect("found");
         assert_eq!(found.app_name, "Minetest");
-        assert!(find_by_title(&ws, "app").is_err(), "titled windows match by title only");
+        assert!(
+            find_by_title(&ws, "app").is_err(),
+            "titled windows match by title only"
+        );
     }
 
     #[test]

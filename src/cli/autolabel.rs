@@ -15,9 +15,9 @@ use vistawise::minetest::autolabel::{
     self, AutoLabelConfig, AutoLabelError, GameWindow, label_frame, yolo_lines,
 };
 use vistawise::minetest::probe::{Probe, ProbeError};
+use vistawise::skills::expand::InputEvent;
 use vistawise::skills::input::InputBackend;
 use vistawise::skills::{EnigoBackend, GameProfile, WindowRect};
-use vistawise::skills::expand::InputEvent;
 
 use super::AppContext;
 
@@ -83,7 +83,9 @@ fn prepare_dataset(out: &Path, config: &AutoLabelConfig) -> Result<()> {
         std::fs::create_dir_all(out.join(sub))
             .with_context(|| format!("cannot create {}", out.join(sub).display()))?;
     }
-    let mut yaml = String::from("# Written by vistawise annotate --auto: labelled by the game itself.\npath: .\ntrain: images\nval: images\nnames:\n");
+    let mut yaml = String::from(
+        "# Written by vistawise annotate --auto: labelled by the game itself.\npath: .\ntrain: images\nval: images\nnames:\n",
+    );
     for (i, c) in config.classes.iter().enumerate() {
         yaml.push_str(&format!("  {i}: {c}\n"));
     }
@@ -103,8 +105,8 @@ fn labelling_center(out: &Path, probe: &Probe) -> Result<[f64; 3]> {
     if path.is_file() {
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("cannot read {}", path.display()))?;
-        let v: serde_json::Value = serde_json::from_str(&text)
-            .with_context(|| format!("{}: not JSON", path.display()))?;
+        let v: serde_json::Value =
+            serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
         let c = v
             .get("center")
             .and_then(|c| serde_json::from_value::<[f64; 3]>(c.clone()).ok())
@@ -125,7 +127,8 @@ pub fn run(ctx: &AppContext, game: &str, out: &Path, args: &AutoArgs) -> Result<
         .with_context(|| format!("cannot load game profile \"{game}\""))?;
     let probe_dir = args.probe.clone().unwrap_or_else(default_probe_dir);
     let mut probe = Probe::open(&probe_dir)?;
-    let all = windows::list().context("cannot list windows (is DISPLAY set to the game's display?)")?;
+    let all =
+        windows::list().context("cannot list windows (is DISPLAY set to the game's display?)")?;
     let found = windows::find_by_title(&all, &ctx.config().game.window_title)
         .context("the game window (set game.window_title, or use --game)")?;
     let rect = WindowRect {
@@ -145,7 +148,11 @@ pub fn run(ctx: &AppContext, game: &str, out: &Path, args: &AutoArgs) -> Result<
     prepare_dataset(out, &config)?;
     let center = labelling_center(out, &probe)?;
 
-    let done = |i: u64| out.join("labels").join(format!("{game}_{:06}.txt", i)).is_file();
+    let done = |i: u64| {
+        out.join("labels")
+            .join(format!("{game}_{:06}.txt", i))
+            .is_file()
+    };
     let bar = ProgressBar::new(args.frames);
     bar.set_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} frames  {elapsed} (eta {eta})  {msg}")
@@ -159,11 +166,21 @@ pub fn run(ctx: &AppContext, game: &str, out: &Path, args: &AutoArgs) -> Result<
             bar.inc(1);
             continue;
         }
-        let frame = match label_frame(&config, &layout, &mut probe, &mut window, center, args.seed, i) {
+        let frame = match label_frame(
+            &config,
+            &layout,
+            &mut probe,
+            &mut window,
+            center,
+            args.seed,
+            i,
+        ) {
             Ok(f) => f,
             Err(AutoLabelError::Moved(d)) => {
                 skipped += 1;
-                tracing::info!("frame {i}: the player moved {d:.2} nodes while it was taken; dropped");
+                tracing::info!(
+                    "frame {i}: the player moved {d:.2} nodes while it was taken; dropped"
+                );
                 bar.inc(1);
                 continue;
             }
@@ -187,7 +204,10 @@ pub fn run(ctx: &AppContext, game: &str, out: &Path, args: &AutoArgs) -> Result<
         std::fs::rename(&tmp, &image_path)
             .with_context(|| format!("cannot write {}", image_path.display()))?;
         let lines = yolo_lines(&config, &frame.boxes, w, h);
-        write_atomic(&out.join("labels").join(format!("{name}.txt")), lines.as_bytes())?;
+        write_atomic(
+            &out.join("labels").join(format!("{name}.txt")),
+            lines.as_bytes(),
+        )?;
         written += 1;
         boxes += frame.boxes.len();
         bar.set_message(format!("{boxes} boxes, {skipped} dropped"));

@@ -69,7 +69,11 @@ impl AutoLabelConfig {
         let raw: RawFile =
             toml_lines::from_str(&text).map_err(|(line, m)| DataFileError::at(path, line, m))?;
         let config = raw.autolabel.ok_or_else(|| {
-            DataFileError::at(path, 1, "no [autolabel] section: this game cannot label itself")
+            DataFileError::at(
+                path,
+                1,
+                "no [autolabel] section: this game cannot label itself",
+            )
         })?;
         let line = text
             .find("[autolabel]")
@@ -491,7 +495,10 @@ mod tests {
             854,
             480,
         );
-        assert_eq!(lines, format!("{tree} 0.250000 0.500000 0.500000 1.000000\n"));
+        assert_eq!(
+            lines,
+            format!("{tree} 0.250000 0.500000 0.500000 1.000000\n")
+        );
     }
 
     #[test]
@@ -504,7 +511,10 @@ mod tests {
         .expect("read");
         std::fs::write(
             &path,
-            shipped.replace("\"default:stick\" = \"stick_icon\"", "\"default:stick\" = \"bogus\""),
+            shipped.replace(
+                "\"default:stick\" = \"stick_icon\"",
+                "\"default:stick\" = \"bogus\"",
+            ),
         )
         .expect("write");
         let err = AutoLabelConfig::load(&path).expect_err("unknown class");

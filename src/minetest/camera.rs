@@ -320,7 +320,10 @@ mod tests {
             .map(|b| b.height())
             .fold(0.0f64, |a, h| a.max(h));
         let wide = trees[0].width();
-        assert!((tall / wide - 2.0).abs() < 1e-6, "two nodes high: {tall} / {wide}");
+        assert!(
+            (tall / wide - 2.0).abs() < 1e-6,
+            "two nodes high: {tall} / {wide}"
+        );
         assert_eq!(boxes.iter().filter(|b| b.class == "stone").count(), 1);
     }
 

@@ -46,7 +46,9 @@ fn whole_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<usize, D::Erro
     if v >= 0.0 && v.fract() == 0.0 && v < 1e9 {
         Ok(v as usize)
     } else {
-        Err(serde::de::Error::custom(format!("{v} is not a whole number")))
+        Err(serde::de::Error::custom(format!(
+            "{v} is not a whole number"
+        )))
     }
 }
 

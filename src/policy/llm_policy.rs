@@ -68,6 +68,16 @@ pub fn validate_answer(
     ctx: &ExpandContext,
 ) -> Result<ValidAction, String> {
     let (call, reasoning) = read_answer(answer, json)?;
+    validate_call(call, reasoning, library, ctx)
+}
+
+/// Checks a parsed call against the skill library and the window (expanding it to events).
+fn validate_call(
+    call: SkillCall,
+    reasoning: String,
+    library: &SkillLibrary,
+    ctx: &ExpandContext,
+) -> Result<ValidAction, String> {
     let events = plan(library, &call, ctx).map_err(|e| e.to_string())?;
     Ok(ValidAction {
         call,
@@ -172,10 +182,14 @@ impl LlmPolicy {
                 .first()
                 .and_then(|c| c.message.content.clone())
                 .unwrap_or_default();
-            let parsed = read_answer(&answer, self.json_answers())
-                .ok()
-                .map(|(c, _)| c);
-            let outcome = validate_answer(&answer, self.json_answers(), library, ctx);
+            // Parsed once: the call is kept for the record even when validation rejects it.
+            let (parsed, outcome) = match read_answer(&answer, self.json_answers()) {
+                Ok((call, reasoning)) => (
+                    Some(call.clone()),
+                    validate_call(call, reasoning, library, ctx),
+                ),
+                Err(e) => (None, Err(e)),
+            };
             match outcome {
                 Ok(action) => {
                     turn.attempts.push(Attempt {

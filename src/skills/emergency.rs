@@ -99,6 +99,11 @@ impl Watcher {
         let (conn, screen) =
             RustConnection::connect(None).map_err(|e| EmergencyError::Connect(e.to_string()))?;
         let root = conn.setup().roots[screen].root;
+        // The corner check polls often: the screen size is read once, not asked of the server.
+        let screen_size = (
+            conn.setup().roots[screen].width_in_pixels as i16,
+            conn.setup().roots[screen].height_in_pixels as i16,
+        );
         let codes = keycodes(&conn, keysym(key)).map_err(EmergencyError::Connect)?;
         if codes.is_empty() {
             return Err(EmergencyError::NoKeycode {
@@ -127,6 +132,7 @@ impl Watcher {
         let watch = WatchLoop {
             conn,
             root,
+            screen_size,
             codes,
             window,
             corner_hold,
@@ -156,6 +162,8 @@ impl Drop for Watcher {
 struct WatchLoop {
     conn: RustConnection,
     root: Window,
+    /// Width and height of the root window.
+    screen_size: (i16, i16),
     codes: Vec<u8>,
     window: Option<u32>,
     corner_hold: Duration,
@@ -212,15 +220,7 @@ impl WatchLoop {
         else {
             return false;
         };
-        let Some(g) = self
-            .conn
-            .get_geometry(self.root)
-            .ok()
-            .and_then(|c| c.reply().ok())
-        else {
-            return false;
-        };
-        let (w, h) = (g.width as i16, g.height as i16);
+        let (w, h) = self.screen_size;
         let near = |v: i16, max: i16| v < CORNER_PX || v >= max - CORNER_PX;
         if near(p.root_x, w) && near(p.root_y, h) {
             let start = *since.get_or_insert_with(Instant::now);
