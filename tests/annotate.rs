@@ -469,7 +469,7 @@ fn annotate_takes_exactly_one_of_source_and_auto() {
         "/tmp/never-written",
     ]);
     assert_eq!(code, 2);
-    assert!(stderr.contains("not both"), "{stderr}");
+    assert!(stderr.contains("cannot be used with"), "{stderr}");
     let (code, _, stderr) = run(&[
         "annotate",
         "/nonexistent/frames",

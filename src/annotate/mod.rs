@@ -441,7 +441,7 @@ mod tests {
 
     fn stripes(period: u32, w: u32, h: u32) -> RgbImage {
         RgbImage::from_fn(w, h, |x, y| {
-            let v = if ((x / period) + (y / (period + 3))) % 2 == 0 {
+            let v = if ((x / period) + (y / (period + 3))).is_multiple_of(2) {
                 230
             } else {
                 20

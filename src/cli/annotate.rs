@@ -76,7 +76,18 @@ impl SourceArgs {
     }
 }
 
-pub fn run(ctx: &AppContext, source: &Path, out: &Path, args: &SourceArgs) -> Result<ExitCode> {
+/// `annotate SOURCE` (clap refuses SOURCE together with `--auto`).
+pub fn run(
+    ctx: &AppContext,
+    source: Option<&Path>,
+    out: &Path,
+    args: &SourceArgs,
+) -> Result<ExitCode> {
+    let Some(source) = source else {
+        anyhow::bail!(
+            "annotate needs SOURCE (an image folder, a video or a session folder) or --auto GAME"
+        );
+    };
     anyhow::ensure!(
         args.every >= 0.0 && args.every.is_finite(),
         "--every must be 0 or more seconds"

@@ -85,7 +85,7 @@ enum Command {
 #[derive(clap::Args)]
 struct AnnotateArgs {
     /// An image folder, a video file or a recorded session folder (or use --auto).
-    #[arg(value_name = "SOURCE")]
+    #[arg(value_name = "SOURCE", conflicts_with = "auto")]
     source: Option<PathBuf>,
     /// The game that labels its own frames (it must be running; see tests/minetest/gameenv.sh).
     #[arg(long, value_name = "GAME")]
@@ -138,6 +138,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Detect(args) => args.overrides(),
         Command::Doctor(args) => args.overrides(),
         Command::Annotate(args) if args.source.is_some() => args.source_args.overrides(),
+        Command::Dataset(_) => Vec::new(),
         Command::Config(_)
         | Command::Eval(_)
         | Command::Kg(_)
@@ -146,7 +147,6 @@ pub fn run() -> Result<ExitCode> {
         | Command::Play(_)
         | Command::Replay(_)
         | Command::Report(_)
-        | Command::Dataset(_)
         | Command::Annotate(_) => Vec::new(),
     });
     let file = cli.config.clone().or_else(|| {
@@ -164,22 +164,21 @@ pub fn run() -> Result<ExitCode> {
         Command::Doctor(args) => doctor::run(&ctx, &args),
         Command::Eval(args) => eval::run(&ctx, &args),
         Command::Kg(cmd) => kg::run(&ctx, &cmd),
+        Command::Dataset(cmd) => dataset::run(&cmd),
         Command::Skills(cmd) => skills::run(&ctx, &cmd),
         Command::Policy(cmd) => policy::run(&ctx, &cmd),
         Command::Play(args) => play::run(&ctx, &args),
         Command::Replay(args) => replay::run(&ctx, &args),
         Command::Report(args) => report::run(&args),
-        Command::Annotate(args) => match (&args.source, &args.auto) {
-            (None, Some(game)) => autolabel::run(&ctx, game, &args.output, &args.auto_args),
-            (Some(source), None) => annotate::run(&ctx, source, &args.output, &args.source_args),
-            (Some(_), Some(_)) => anyhow::bail!(
-                "annotate takes either SOURCE (frames to pre-label) or --auto GAME (the game labels itself), not both"
-            ),
-            (None, None) => anyhow::bail!(
-                "annotate needs SOURCE (an image folder, a video or a session folder) or --auto GAME"
+        Command::Annotate(args) => match &args.auto {
+            Some(game) => autolabel::run(&ctx, game, &args.output, &args.auto_args),
+            None => annotate::run(
+                &ctx,
+                args.source.as_deref(),
+                &args.output,
+                &args.source_args,
             ),
         },
-        Command::Dataset(cmd) => dataset::run(&cmd),
     }
 }
 
