@@ -92,3 +92,57 @@ pub fn import_dir(json_dir: &Path, classes: &[String]) -> Result<ImportSummary, 
     }
     Ok(summary)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write_json(dir: &Path, name: &str, w: u32, h: u32, label: &str) {
+        let text = format!(
+            r#"{{"imagePath":"{name}.png","imageWidth":{w},"imageHeight":{h},"shapes":[{{"label":"{label}","points":[[2,2],[6,4]],"shape_type":"rectangle"}}]}}"#
+        );
+        std::fs::write(dir.join(format!("{name}.json")), text).expect("write");
+    }
+
+    #[test]
+    fn imports_all_or_nothing_and_checks_the_image_size() {
+        let dir = tempfile::tempdir().expect("temp");
+        let images = dir.path().join("images");
+        std::fs::create_dir_all(&images).expect("mkdir");
+        std::fs::write(
+            dir.path().join("data.yaml"),
+            "names:\n  0: trunk\n  1: lava\n",
+        )
+        .expect("yaml");
+        for name in ["a", "b"] {
+            image::RgbImage::new(8, 4)
+                .save(images.join(format!("{name}.png")))
+                .expect("save");
+        }
+        let classes = find_classes(&images).expect("classes from the folder above");
+        write_json(&images, "a", 8, 4, "lava");
+        write_json(&images, "b", 8, 4, "creeper");
+        let err = import_dir(&images, &classes).unwrap_err().to_string();
+        assert!(
+            err.contains("b.json") && err.contains("shapes[0].label"),
+            "{err}"
+        );
+        assert!(
+            !dir.path().join("labels/a.txt").exists(),
+            "nothing is written on error"
+        );
+
+        write_json(&images, "b", 9, 4, "trunk");
+        let err = import_dir(&images, &classes).unwrap_err().to_string();
+        assert!(err.contains("9x4") && err.contains("8x4"), "{err}");
+
+        write_json(&images, "b", 8, 4, "trunk");
+        let s = import_dir(&images, &classes).expect("import");
+        assert_eq!((s.files, s.boxes, s.changed), (2, 2, 2));
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("labels/a.txt")).expect("label"),
+            "1 0.500000 0.750000 0.500000 0.500000\n"
+        );
+        assert_eq!(import_dir(&images, &classes).expect("again").changed, 0);
+    }
+}
