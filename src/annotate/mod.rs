@@ -315,6 +315,8 @@ pub fn annotate(
     if let Some(scratch) = &src.scratch {
         // Extracted video frames are only needed until the run completes.
         let _ = std::fs::remove_dir_all(scratch);
+        // The cache folder itself goes when no other video's frames are left in it.
+        let _ = std::fs::remove_dir(dataset.join(".annotate-cache"));
     }
     summary.seconds = start.elapsed().as_secs_f64();
     if detected > 0 {
