@@ -20,8 +20,8 @@ done
 packages=(pkg-config libxcb1-dev libegl-dev libgbm-dev libwayland-dev libpipewire-0.3-dev
           libclang1-14 libclang-common-14-dev ca-certificates)
 # chromium: the session report is checked in a headless browser; minetest: the closed-loop
-# test game (tests/minetest/gameenv.sh).
-[ "$with_x" = 1 ] && packages+=(xvfb jwm x11-utils xdotool chromium minetest)
+# test game (tests/minetest/gameenv.sh); ffmpeg: `vistawise annotate VIDEO` samples frames with it.
+[ "$with_x" = 1 ] && packages+=(xvfb jwm x11-utils xdotool chromium minetest ffmpeg)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -4,6 +4,7 @@
 //! [`policy`] -> skills, with session recording around it. [`config`] holds every tunable.
 
 pub mod agent;
+pub mod annotate;
 pub mod capture;
 pub mod config;
 pub mod dataset;

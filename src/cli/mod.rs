@@ -1,7 +1,9 @@
 //! Argument parsing and the shared set-up of every command.
 
+mod annotate;
 mod autolabel;
 mod config_cmd;
+mod dataset;
 mod detect;
 mod doctor;
 mod eval;
@@ -69,8 +71,12 @@ enum Command {
     /// The policy: the prompt for a frame, one LLM decision, the output constraints.
     #[command(subcommand)]
     Policy(policy::PolicyCommand),
-    /// Label frames for detector training; `--auto GAME` has the running game label itself.
+    /// Pre-label frames (image folder, video, session) for correction in X-AnyLabeling, or
+    /// with `--auto GAME` have the running game label itself.
     Annotate(AnnotateArgs),
+    /// YOLO dataset tools: import corrected JSON, split, merge, stats.
+    #[command(subcommand)]
+    Dataset(dataset::DatasetCommand),
     /// The skill library: list it, run one skill (dry-run shows the events).
     #[command(subcommand)]
     Skills(skills::SkillsCommand),
@@ -78,6 +84,9 @@ enum Command {
 
 #[derive(clap::Args)]
 struct AnnotateArgs {
+    /// An image folder, a video file or a recorded session folder (or use --auto).
+    #[arg(value_name = "SOURCE", conflicts_with = "auto")]
+    source: Option<PathBuf>,
     /// The game that labels its own frames (it must be running; see tests/minetest/gameenv.sh).
     #[arg(long, value_name = "GAME")]
     auto: Option<String>,
@@ -86,6 +95,8 @@ struct AnnotateArgs {
     output: PathBuf,
     #[command(flatten)]
     auto_args: autolabel::AutoArgs,
+    #[command(flatten)]
+    source_args: annotate::SourceArgs,
 }
 
 /// What every command gets: the effective config and the explicit ONNX Runtime path.
@@ -126,6 +137,8 @@ pub fn run() -> Result<ExitCode> {
     overrides.extend(match &cli.command {
         Command::Detect(args) => args.overrides(),
         Command::Doctor(args) => args.overrides(),
+        Command::Annotate(args) if args.source.is_some() => args.source_args.overrides(),
+        Command::Dataset(_) => Vec::new(),
         Command::Config(_)
         | Command::Eval(_)
         | Command::Kg(_)
@@ -151,6 +164,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Doctor(args) => doctor::run(&ctx, &args),
         Command::Eval(args) => eval::run(&ctx, &args),
         Command::Kg(cmd) => kg::run(&ctx, &cmd),
+        Command::Dataset(cmd) => dataset::run(&cmd),
         Command::Skills(cmd) => skills::run(&ctx, &cmd),
         Command::Policy(cmd) => policy::run(&ctx, &cmd),
         Command::Play(args) => play::run(&ctx, &args),
@@ -158,7 +172,12 @@ pub fn run() -> Result<ExitCode> {
         Command::Report(args) => report::run(&args),
         Command::Annotate(args) => match &args.auto {
             Some(game) => autolabel::run(&ctx, game, &args.output, &args.auto_args),
-            None => anyhow::bail!("annotate SOURCE: not in this build"),
+            None => annotate::run(
+                &ctx,
+                args.source.as_deref(),
+                &args.output,
+                &args.source_args,
+            ),
         },
     }
 }

@@ -1,3 +1,5 @@
 //! Detection datasets: the Ultralytics YOLO layout used for training, evaluation and annotation.
 
+pub mod ops;
+pub mod writer;
 pub mod yolo;

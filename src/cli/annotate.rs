@@ -1,0 +1,168 @@
+//! `vistawise annotate SOURCE -o DATASET`: pre-label frames with the current detector for a
+//! person to correct in X-AnyLabeling (see `vistawise::annotate` and docs/annotation.md).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use vistawise::annotate::{self, AnnotateOptions, DetectorLabeller, VideoSampling};
+use vistawise::config::{Origin, Override};
+use vistawise::perception::{DetectOptions, Detector, runtime};
+
+use super::AppContext;
+
+#[derive(Args, Debug, Clone)]
+pub struct SourceArgs {
+    /// Video: take a frame at least every SECONDS (0: only on scene changes, see --scene).
+    #[arg(long, value_name = "SECONDS", default_value_t = 1.0)]
+    pub every: f64,
+    /// Video: also take a frame when ffmpeg's scene-change score exceeds SCORE (0-1, e.g. 0.3).
+    #[arg(long, value_name = "SCORE")]
+    pub scene: Option<f64>,
+    /// Skip a frame whose perceptual hash (64-bit dHash) is within BITS of a frame already in
+    /// the dataset (a near-duplicate).
+    #[arg(long, value_name = "BITS", default_value_t = 4)]
+    pub dup_threshold: u32,
+    /// Keep near-duplicate frames.
+    #[arg(long)]
+    pub keep_duplicates: bool,
+    /// A new split group (scene) starts when consecutive frames differ by more than BITS; frames
+    /// of one group never straddle splits (`vistawise dataset split`).
+    #[arg(long, value_name = "BITS", default_value_t = 16)]
+    pub group_threshold: u32,
+    /// Pre-label frames already in the dataset again (e.g. with a better detector); labels a
+    /// person corrected are kept.
+    #[arg(long)]
+    pub relabel: bool,
+    /// Overwrite labels a person corrected too (implies --relabel).
+    #[arg(long)]
+    pub overwrite_corrected: bool,
+    /// Detector ONNX file [config: detector.model].
+    #[arg(long, value_name = "FILE")]
+    pub model: Option<PathBuf>,
+    /// Confidence threshold of the pre-labels [config: detector.confidence].
+    #[arg(long)]
+    pub conf: Option<f32>,
+    /// NMS IoU threshold [config: detector.iou].
+    #[arg(long)]
+    pub iou: Option<f32>,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl SourceArgs {
+    pub fn overrides(&self) -> Vec<Override> {
+        let mut out = Vec::new();
+        let mut add = |key: &str, flag: &str, value: String| {
+            out.push(Override {
+                key: key.into(),
+                value,
+                origin: Origin::Flag(flag.into()),
+            })
+        };
+        if let Some(m) = &self.model {
+            add("detector.model", "--model", m.display().to_string());
+        }
+        if let Some(c) = self.conf {
+            add("detector.confidence", "--conf", c.to_string());
+        }
+        if let Some(i) = self.iou {
+            add("detector.iou", "--iou", i.to_string());
+        }
+        out
+    }
+}
+
+/// `annotate SOURCE` (clap refuses SOURCE together with `--auto`).
+pub fn run(
+    ctx: &AppContext,
+    source: Option<&Path>,
+    out: &Path,
+    args: &SourceArgs,
+) -> Result<ExitCode> {
+    let Some(source) = source else {
+        anyhow::bail!(
+            "annotate needs SOURCE (an image folder, a video or a session folder) or --auto GAME"
+        );
+    };
+    anyhow::ensure!(
+        args.every >= 0.0 && args.every.is_finite(),
+        "--every must be 0 or more seconds"
+    );
+    if let Some(s) = args.scene {
+        anyhow::ensure!((0.0..=1.0).contains(&s), "--scene must be a score in 0-1");
+    }
+    anyhow::ensure!(
+        args.every > 0.0 || args.scene.is_some(),
+        "--every 0 needs --scene SCORE (otherwise only the first frame of a video is taken)"
+    );
+    anyhow::ensure!(args.dup_threshold <= 64, "--dup-threshold is 0-64 bits");
+    let cfg = &ctx.config().detector;
+    runtime::init(ctx.ort_lib().as_deref())?;
+    let detector = Detector::load(&cfg.model, cfg.threads)?;
+    let mut labeller = DetectorLabeller {
+        detector,
+        options: DetectOptions {
+            confidence: cfg.confidence,
+            iou: cfg.iou,
+            max_detections: cfg.max_detections,
+            multi_label: false,
+            clip_boxes: true,
+        },
+    };
+    let opts = AnnotateOptions {
+        sampling: VideoSampling {
+            every_secs: args.every,
+            scene: args.scene,
+        },
+        duplicate_distance: (!args.keep_duplicates).then_some(args.dup_threshold),
+        scene_distance: args.group_threshold,
+        relabel: args.relabel,
+        overwrite_corrected: args.overwrite_corrected,
+        model: cfg.model.display().to_string(),
+        model_sha256: super::sha256_file(&cfg.model)?,
+        confidence: cfg.confidence,
+    };
+    let bar = ProgressBar::new(0);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} frames  {elapsed} (eta {eta})  {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let summary = annotate::annotate(source, out, &mut labeller, &opts, &bar)
+        .with_context(|| format!("annotate {} -> {}", source.display(), out.display()))?;
+    bar.finish_and_clear();
+    if args.json {
+        println!("{}", serde_json::to_string(&summary)?);
+    } else {
+        println!(
+            "{} ({}): {} frames: {} pre-labelled ({} boxes), {} relabelled, {} near-duplicates skipped, {} already done, {} corrected by hand kept; {:.1} s ({:.0} ms detection per frame) -> {}",
+            summary.source,
+            summary.source_kind,
+            summary.frames,
+            summary.written,
+            summary.boxes,
+            summary.relabelled,
+            summary.duplicates,
+            summary.already_done,
+            summary.corrected_kept.len(),
+            summary.seconds,
+            summary.detect_ms_per_frame,
+            out.display()
+        );
+        if !summary.corrected_kept.is_empty() {
+            println!(
+                "kept (corrected by hand; --overwrite-corrected replaces them): {}",
+                summary.corrected_kept.join(", ")
+            );
+        }
+        println!(
+            "next: correct the boxes in X-AnyLabeling (open {}), then `vistawise dataset import {}`",
+            out.join("images").display(),
+            out.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
