@@ -24,7 +24,9 @@ log() { echo "$(date -u +%FT%TZ) $*" | tee -a "$OUT/build.log"; }
 for spec in "train 2024 1 $TRAIN" "val 2024 2 $VAL" "test 777 3 $TEST"; do
   read -r split world seed frames <<<"$spec"
   have=0; [ -d "$OUT/$split/labels" ] && have=$(find "$OUT/$split/labels" -name "*.txt" | wc -l)
-  if [ "$have" -ge "$frames" ]; then log "$split: $have/$frames frames, done"; continue; fi
+  # Dropped frames (the player moved, no view found) are not retried: a split is done when a
+  # run over all its frame indices finished.
+  if [ -f "$OUT/$split/.complete" ]; then log "$split: $have frames, done"; continue; fi
   log "$split: world $world, seed $seed, $frames frames ($have already there)"
   export GAME_DIR="$OUT/.game-$split" GAME_DISPLAY=$DISP
   bash tests/minetest/gameenv.sh start "$world" >>"$OUT/build.log" 2>&1
@@ -34,6 +36,7 @@ for spec in "train 2024 1 $TRAIN" "val 2024 2 $VAL" "test 777 3 $TEST"; do
     | tr '\r' '\n' | grep -v '^\s*$' | tail -n 3 >>"$OUT/build.log"
   bash tests/minetest/gameenv.sh stop
   trap - EXIT
+  touch "$OUT/$split/.complete"
   log "$split: $(ls "$OUT/$split/labels" | wc -l) frames"
 done
 

@@ -11,8 +11,9 @@ use clap::Args;
 use image::RgbImage;
 use indicatif::{ProgressBar, ProgressStyle};
 use vistawise::capture::{frame, windows};
+use vistawise::dataset::writer::{ImageData, YoloWriter, write_atomic};
 use vistawise::minetest::autolabel::{
-    self, AutoLabelConfig, AutoLabelError, GameWindow, label_frame, yolo_lines,
+    self, AutoLabelConfig, AutoLabelError, GameWindow, label_boxes, label_frame,
 };
 use vistawise::minetest::probe::{Probe, ProbeError};
 use vistawise::skills::expand::InputEvent;
@@ -77,27 +78,6 @@ impl GameWindow for DesktopWindow {
     }
 }
 
-/// Where the YOLO layout's files go.
-fn prepare_dataset(out: &Path, config: &AutoLabelConfig) -> Result<()> {
-    for sub in ["images", "labels"] {
-        std::fs::create_dir_all(out.join(sub))
-            .with_context(|| format!("cannot create {}", out.join(sub).display()))?;
-    }
-    let mut yaml = String::from(
-        "# Written by vistawise annotate --auto: labelled by the game itself.\npath: .\ntrain: images\nval: images\nnames:\n",
-    );
-    for (i, c) in config.classes.iter().enumerate() {
-        yaml.push_str(&format!("  {i}: {c}\n"));
-    }
-    write_atomic(&out.join("data.yaml"), yaml.as_bytes())
-}
-
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
-}
-
 /// The place views are taken around: where the player stood when the dataset was started,
 /// kept in DATASET/autolabel.json so a resumed run takes the same views.
 fn labelling_center(out: &Path, probe: &Probe) -> Result<[f64; 3]> {
@@ -145,7 +125,11 @@ pub fn run(ctx: &AppContext, game: &str, out: &Path, args: &AutoArgs) -> Result<
         input,
         profile,
     };
-    prepare_dataset(out, &config)?;
+    let writer = YoloWriter::create_with_header(
+        out,
+        &config.classes,
+        "Written by vistawise annotate --auto: labelled by the game itself.",
+    )?;
     let center = labelling_center(out, &probe)?;
 
     let done = |i: u64| {
@@ -159,10 +143,11 @@ pub fn run(ctx: &AppContext, game: &str, out: &Path, args: &AutoArgs) -> Result<
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let start = Instant::now();
-    let (mut written, mut skipped, mut boxes) = (0u64, 0u64, 0usize);
+    let (mut written, mut skipped, mut boxes, mut already) = (0u64, 0u64, 0usize, 0u64);
     for i in 0..args.frames {
         // Resumable: a frame whose label file exists was finished (labels are written last).
         if done(i) {
+            already += 1;
             bar.inc(1);
             continue;
         }
@@ -195,18 +180,14 @@ pub fn run(ctx: &AppContext, game: &str, out: &Path, args: &AutoArgs) -> Result<
         };
         let (w, h) = frame.image.dimensions();
         let name = format!("{game}_{i:06}");
-        let image_path = out.join("images").join(format!("{name}.jpg"));
-        let tmp = out.join("images").join(format!("{name}.tmp.jpg"));
-        frame
-            .image
-            .save_with_format(&tmp, image::ImageFormat::Jpeg)
-            .with_context(|| format!("cannot write {}", tmp.display()))?;
-        std::fs::rename(&tmp, &image_path)
-            .with_context(|| format!("cannot write {}", image_path.display()))?;
-        let lines = yolo_lines(&config, &frame.boxes, w, h);
-        write_atomic(
-            &out.join("labels").join(format!("{name}.txt")),
-            lines.as_bytes(),
+        // The image first, the label last: a label file marks a finished frame.
+        writer.add(
+            &name,
+            &ImageData::Rgb {
+                image: &frame.image,
+                quality: 90,
+            },
+            &label_boxes(&config, &frame.boxes, w, h),
         )?;
         written += 1;
         boxes += frame.boxes.len();
@@ -219,7 +200,7 @@ pub fn run(ctx: &AppContext, game: &str, out: &Path, args: &AutoArgs) -> Result<
         start.elapsed().as_secs_f64(),
         out.display()
     );
-    if written == 0 && skipped > 0 {
+    if written == 0 && already == 0 && skipped > 0 {
         bail!("every frame was dropped: is the player stuck, or the world empty of {game} views?");
     }
     Ok(ExitCode::SUCCESS)

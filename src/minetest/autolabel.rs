@@ -17,6 +17,8 @@ use serde_json::json;
 use super::camera::{Camera, PixelBox, Scan, scan_boxes};
 use super::probe::{PlayerState, Probe, ProbeError};
 use crate::config::GuiScale;
+use crate::dataset::writer::label_box_from_xyxy;
+use crate::dataset::yolo::LabelBox;
 use crate::skills::gui::GuiLayout;
 use crate::toml_lines::{self, DataFileError};
 
@@ -271,30 +273,22 @@ pub fn outside_panel(b: &PixelBox, panel: [f64; 4]) -> Option<PixelBox> {
         })
 }
 
-/// YOLO label lines (`class cx cy w h`, normalised) for boxes on a `w` x `h` frame.
-pub fn yolo_lines(config: &AutoLabelConfig, boxes: &[PixelBox], w: u32, h: u32) -> String {
-    let (w, h) = (f64::from(w), f64::from(h));
-    let mut out = String::new();
-    for b in boxes {
-        let Some(id) = config.class_id(&b.class) else {
-            continue;
-        };
-        let x1 = b.x1.clamp(0.0, w);
-        let x2 = b.x2.clamp(0.0, w);
-        let y1 = b.y1.clamp(0.0, h);
-        let y2 = b.y2.clamp(0.0, h);
-        if x2 <= x1 || y2 <= y1 {
-            continue;
-        }
-        out.push_str(&format!(
-            "{id} {:.6} {:.6} {:.6} {:.6}\n",
-            (x1 + x2) / 2.0 / w,
-            (y1 + y2) / 2.0 / h,
-            (x2 - x1) / w,
-            (y2 - y1) / h
-        ));
-    }
-    out
+/// The frame's boxes as YOLO labels (class ids from the config's class list; boxes of other
+/// classes and boxes with nothing left inside the window are dropped).
+pub fn label_boxes(config: &AutoLabelConfig, boxes: &[PixelBox], w: u32, h: u32) -> Vec<LabelBox> {
+    boxes
+        .iter()
+        .filter_map(|b| {
+            let id = config.class_id(&b.class)?;
+            let l = label_box_from_xyxy(
+                id,
+                [b.x1 as f32, b.y1 as f32, b.x2 as f32, b.y2 as f32],
+                w,
+                h,
+            );
+            (l.w > 0.0 && l.h > 0.0).then_some(l)
+        })
+        .collect()
 }
 
 /// One labelled frame.
@@ -358,7 +352,8 @@ pub fn label_frame(
                 "max_dist": config.max_dist,
             }),
         ],
-        Duration::from_secs(10),
+        // view_near may wait for the map around the view to be generated on a busy machine.
+        Duration::from_secs(30),
     )?;
     let view = answers.last().cloned().unwrap_or_default();
     // The selected slot is drawn highlighted: pick it the way a player does, with its key.
@@ -480,10 +475,10 @@ mod tests {
     }
 
     #[test]
-    fn yolo_lines_are_normalised_and_use_the_class_ids() {
+    fn labels_are_normalised_and_use_the_class_ids() {
         let c = config();
         let tree = c.class_id("tree").expect("tree class");
-        let lines = yolo_lines(
+        let labels = label_boxes(
             &c,
             &[PixelBox {
                 class: "tree".into(),
@@ -496,7 +491,7 @@ mod tests {
             480,
         );
         assert_eq!(
-            lines,
+            crate::dataset::writer::format_labels(&labels),
             format!("{tree} 0.250000 0.500000 0.500000 1.000000\n")
         );
     }

@@ -18,6 +18,8 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 GD=${GAME_DIR:-/tmp/vistawise-minetest}
+# Absolute, so that the pid files and the world path do not depend on the caller's directory.
+mkdir -p "$GD" && GD=$(cd "$GD" && pwd)
 DISP=${GAME_DISPLAY:-:77}
 W=${GAME_W:-854}; H=${GAME_H:-480}
 # The X screen is larger than the game window so jwm's title bar does not push it off-screen.
