@@ -485,3 +485,76 @@ fn make_v1(file: &Path) {
     )
     .expect("rows");
 }
+
+#[test]
+fn the_play_loop_writes_and_reads_the_memory() {
+    // Two dry-run episodes of the planner on recorded frames (no display), memory on.
+    let dir = tempfile::tempdir().expect("tmp");
+    let sessions = tempfile::tempdir().expect("tmp");
+    let play = |id: &str| {
+        let out = support::binary()
+            .args([
+                "--set",
+                "memory.modules=experiences,plans,exemplars",
+                "--set",
+                &format!("memory.db_dir={}", dir.path().display()),
+                "--set",
+                &format!("embedding.model_dir={}", support::minilm_dir().display()),
+                "play",
+                "--task",
+                "planks",
+                "--policy",
+                "planner",
+                "--dry-run",
+                "--session-id",
+                id,
+            ])
+            .arg("--frames")
+            .arg(support::fixture("detector/images"))
+            .env_remove("DISPLAY")
+            .env("VISTAWISE_ORT_LIB", support::ort_lib())
+            .env(
+                "VISTAWISE_DETECTOR__MODEL",
+                "tests/fixtures/detector/tiny-raw.onnx",
+            )
+            .env("VISTAWISE_SESSION__DIR", sessions.path())
+            .output()
+            .expect("run");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            text.contains("no more recorded frames after 4 steps"),
+            "{text}"
+        );
+        assert!(
+            text.contains("long-term memory: experiences, plans, exemplars"),
+            "{text}"
+        );
+        std::fs::read_to_string(sessions.path().join(id).join("session.jsonl")).expect("session")
+    };
+    let first = play("a");
+    let written = db_of(dir.path()).list(Some("experiences")).expect("list");
+    assert_eq!(written.len(), 4, "one experience per attempted step");
+    let first_prompt = |session: &str| -> String {
+        session
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .find_map(|v| v["prompt"].as_str().map(str::to_string))
+            .expect("a step with a prompt")
+    };
+    // The first step of the first episode has nothing to recall; the first step of the next
+    // episode recalls the first one's attempts.
+    assert!(!first_prompt(&first).contains("Long-term memory - past experiences"));
+    let second = play("b");
+    assert!(first_prompt(&second).contains("Long-term memory - past experiences"));
+    assert_eq!(
+        db_of(dir.path())
+            .list(Some("experiences"))
+            .expect("list")
+            .len(),
+        8
+    );
+}

@@ -145,6 +145,15 @@ pub fn missing_tool(
     ))
 }
 
+/// Whether an action is meant to put items in the inventory (mining, digging, crafting,
+/// smelting); opening screens, moving and turning are not, and are not failures for gaining none.
+pub fn yields_items(plan: &str) -> bool {
+    let skill = plan.split('(').next().unwrap_or(plan).trim();
+    ["mine_", "dig_", "craft_", "smelt_"]
+        .iter()
+        .any(|p| skill.starts_with(p))
+}
+
 impl Tracker {
     pub fn new(goal: &str) -> Self {
         Tracker {
@@ -167,6 +176,11 @@ impl Tracker {
                 (true, format!("got {}", text::list_or_none(&gained)))
             } else if p.result != "done" && !p.result.starts_with("dry run") {
                 (false, p.result.clone())
+            } else if !yields_items(&p.plan) {
+                (
+                    true,
+                    "done (this action is not meant to yield items)".into(),
+                )
             } else {
                 (
                     false,
@@ -298,11 +312,21 @@ mod tests {
         );
         t.acted(
             &q(&["Oak Log"], Some("Oak Planks")),
+            "open_inventory()",
+            "done",
+        );
+        let ev = t.observe(&q(&["Oak Log"], Some("Oak Planks")), &none);
+        assert!(
+            matches!(&ev[..], [TrackerEvent::Attempt(e)] if e.success && e.reason.contains("not meant")),
+            "{ev:?}"
+        );
+        t.acted(
+            &q(&["Oak Log"], Some("Oak Planks")),
             "craft_plank()",
             "done",
         );
         let ev = t.finish(true, "success");
         assert!(matches!(&ev[0], TrackerEvent::Attempt(e) if e.success));
-        assert!(matches!(&ev[1], TrackerEvent::EpisodeDone(e) if e.steps.len() == 3));
+        assert!(matches!(&ev[1], TrackerEvent::EpisodeDone(e) if e.steps.len() == 4));
     }
 }
