@@ -558,3 +558,113 @@ fn the_play_loop_writes_and_reads_the_memory() {
         8
     );
 }
+
+#[test]
+fn the_llm_policy_revises_an_action_predicted_to_fail_a_bounded_number_of_times() {
+    // An LLM that always answers mine_log(2.0) on frames where it gains nothing: the first
+    // episode stores the failures; in the second, the same action on the same frame is
+    // predicted to fail and sent back with the prediction, at most memory.max_revisions times.
+    let dir = tempfile::tempdir().expect("tmp");
+    let sessions = tempfile::tempdir().expect("tmp");
+    let rt = runtime();
+    let server = rt.block_on(MockServer::start());
+    rt.block_on(
+        Mock::given(method("POST"))
+            .and(path("/v1/chat/completions"))
+            .respond_with(
+                ResponseTemplate::new(200)
+                    .set_body_json(chat("The log is in reach.\nAction: mine_log(2.0)")),
+            )
+            .mount(&server),
+    );
+    let play = |id: &str| {
+        let out = support::binary()
+            .args([
+                "--set",
+                "memory.modules=experiences",
+                "--set",
+                &format!("memory.db_dir={}", dir.path().display()),
+                "--set",
+                &format!("embedding.model_dir={}", support::minilm_dir().display()),
+                "--set",
+                &format!("llm.base_url={}/v1", server.uri()),
+                "--set",
+                "llm.model=smollm2-135m",
+                "--set",
+                "llm.api_key_env=VW_TEST_NO_KEY",
+                "play",
+                "--task",
+                "planks",
+                "--policy",
+                "llm",
+                "--dry-run",
+                "--max-steps",
+                "2",
+                "--session-id",
+                id,
+            ])
+            .arg("--frames")
+            .arg(support::fixture("detector/images"))
+            .env_remove("DISPLAY")
+            .env("VISTAWISE_ORT_LIB", support::ort_lib())
+            .env(
+                "VISTAWISE_DETECTOR__MODEL",
+                "tests/fixtures/detector/tiny-raw.onnx",
+            )
+            .env("VISTAWISE_SESSION__DIR", sessions.path())
+            .output()
+            .expect("run");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(text.contains("step limit (2) reached"), "{text}");
+        std::fs::read_to_string(sessions.path().join(id).join("session.jsonl")).expect("session")
+    };
+    let requests = || rt.block_on(server.received_requests()).expect("recording");
+    let revisions = |reqs: &[wiremock::Request]| {
+        reqs.iter()
+            .filter(|r| {
+                String::from_utf8_lossy(&r.body).contains("Outcome prediction from past experience")
+            })
+            .count()
+    };
+    play("a");
+    let after_first = requests().len();
+    let failures: Vec<Value> = db_of(dir.path())
+        .list(Some("experiences"))
+        .expect("list")
+        .into_iter()
+        .map(|e| e.data)
+        .collect();
+    assert!(!failures.is_empty());
+    assert!(
+        failures.iter().all(|d| d["success"] == json!(false)
+            && d["plan"]
+                .as_str()
+                .is_some_and(|p| p.starts_with("mine_log("))),
+        "{failures:?}"
+    );
+    let session = play("b");
+    let all = requests();
+    let second = &all[after_first..];
+    let max = Config::builtin().memory.max_revisions as usize;
+    assert!(revisions(second) >= 1, "the repeated failure was predicted");
+    assert!(
+        second.len() <= 2 * (1 + max),
+        "at most {max} revisions a step: {} requests",
+        second.len()
+    );
+    // The session records the revision's answers as attempts of the step.
+    let step1: Value = session
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|v| v["prompt"].is_string())
+        .expect("step");
+    assert_eq!(
+        step1["attempts"].as_array().expect("attempts").len(),
+        1 + max,
+        "{step1}"
+    );
+}
