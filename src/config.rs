@@ -151,6 +151,21 @@ pub enum Constrain {
 #[serde(deny_unknown_fields, default)]
 pub struct MemoryConfig {
     pub recall_steps: usize,
+    /// Long-term memory modules (docs/memory.md): experiences, howto, plans, exemplars.
+    pub modules: Vec<crate::longterm::Module>,
+    /// Folder of the per-profile databases; empty: $XDG_DATA_HOME/vistawise/memory.
+    pub db_dir: PathBuf,
+    pub top_k: usize,
+    pub lambda_state: f32,
+    pub lambda_task: f32,
+    pub lambda_plan: f32,
+    pub max_revisions: u32,
+    pub predict_min_score: f32,
+    pub predict_plan_similarity: f32,
+    pub plan_match_distance: f32,
+    pub plan_merge_distance: f32,
+    pub max_plans: usize,
+    pub exemplar_k: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -345,7 +360,11 @@ impl Config {
             timeout_secs: u64, max_retries: u32, output_mode: OutputMode, temperature: f32, max_tokens: u32,
             retry_backoff_ms: u64, max_invalid_answers: u32, constrain: Constrain,
             prompt_template: PathBuf, prices: PathBuf });
-        strict!(StrictMemory, MemoryConfig, { recall_steps: usize });
+        strict!(StrictMemory, MemoryConfig, { recall_steps: usize,
+            modules: Vec<crate::longterm::Module>, db_dir: PathBuf, top_k: usize,
+            lambda_state: f32, lambda_task: f32, lambda_plan: f32, max_revisions: u32,
+            predict_min_score: f32, predict_plan_similarity: f32, plan_match_distance: f32,
+            plan_merge_distance: f32, max_plans: usize, exemplar_k: usize });
         strict!(StrictPooling, PoolingConfig, { max_path_length: usize, max_paths: usize,
             similarity_threshold: f32 });
         strict!(StrictEmbedding, EmbeddingConfig, { model_dir: PathBuf, threads: usize });
@@ -535,6 +554,38 @@ impl Config {
             "memory.recall_steps",
             "must be 0-100",
         )?;
+        let m = &self.memory;
+        check(
+            (1..=100).contains(&m.top_k),
+            "memory.top_k",
+            "must be 1-100",
+        )?;
+        for (v, key) in [
+            (m.lambda_state, "memory.lambda_state"),
+            (m.lambda_task, "memory.lambda_task"),
+            (m.lambda_plan, "memory.lambda_plan"),
+            (m.predict_min_score, "memory.predict_min_score"),
+            (m.predict_plan_similarity, "memory.predict_plan_similarity"),
+            (m.plan_match_distance, "memory.plan_match_distance"),
+            (m.plan_merge_distance, "memory.plan_merge_distance"),
+        ] {
+            check((0.0..=1.0).contains(&v), key, "must be 0-1")?;
+        }
+        check(
+            m.max_revisions <= 10,
+            "memory.max_revisions",
+            "must be 0-10",
+        )?;
+        check(
+            (1..=100_000).contains(&m.max_plans),
+            "memory.max_plans",
+            "must be 1-100000",
+        )?;
+        check(
+            (1..=10).contains(&m.exemplar_k),
+            "memory.exemplar_k",
+            "must be 1-10",
+        )?;
         check(
             (1..=64).contains(&self.pooling.max_path_length),
             "pooling.max_path_length",
@@ -679,6 +730,14 @@ fn apply_override(config: &Config, ov: &Override) -> Result<Config, ConfigError>
                 invalid(format!("expected a number, got \"{text}\""))
             })?)]
         }
+        // Lists of words: "a,b" (an empty text is the empty list).
+        toml::Value::Array(_) => vec![toml::Value::Array(
+            text.split(',')
+                .map(str::trim)
+                .filter(|w| !w.is_empty())
+                .map(|w| toml::Value::String(w.to_string()))
+                .collect(),
+        )],
         toml::Value::Boolean(_) => vec![toml::Value::Boolean(
             text.parse::<bool>()
                 .map_err(|_| invalid(format!("expected true or false, got \"{text}\"")))?,

@@ -10,6 +10,7 @@ pub mod config;
 pub mod dataset;
 pub mod embedding;
 pub mod knowledge;
+pub mod longterm;
 pub mod minetest;
 pub mod perception;
 pub mod policy;

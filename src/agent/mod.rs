@@ -5,4 +5,5 @@ pub mod pipeline;
 pub mod play;
 pub mod replay;
 pub mod report;
+pub mod scripted;
 pub mod session;

@@ -1,6 +1,7 @@
 //! One step's pipeline from a frame to a validated action, shared by `play` and `replay`:
 //! detect -> split -> embed -> pool -> prompt -> policy -> validate.
 
+use std::collections::BTreeSet;
 use std::time::Instant;
 
 use image::RgbImage;
@@ -8,6 +9,7 @@ use petgraph::graph::NodeIndex;
 
 use crate::config::Config;
 use crate::knowledge::{self, KnowledgeGraph, PathLimits, PooledText, Strategy};
+use crate::longterm::{self, Query};
 use crate::perception::{self, DetectOptions, Detection, Detector, Perception, SplitContext};
 use crate::policy::llm_policy::answers_in_json;
 use crate::policy::planner::{PlanStep, Planner, View};
@@ -97,6 +99,17 @@ pub fn build_prompt(
     graph: &GraphView,
     memory: &MemoryStack,
 ) -> (String, usize) {
+    build_prompt_with(parts, perception, graph, memory, "")
+}
+
+/// The prompt with the long-term memory's `{long_term_memory}` text, and its token count.
+pub fn build_prompt_with(
+    parts: &Parts,
+    perception: &Perception,
+    graph: &GraphView,
+    memory: &MemoryStack,
+    long_term: &str,
+) -> (String, usize) {
     let values = prompt::step_values(&StepInputs {
         task: &parts.task,
         kg: &parts.kg,
@@ -106,6 +119,7 @@ pub fn build_prompt(
         library: &parts.profile.skills,
         memory,
         recall_steps: parts.config.memory.recall_steps,
+        long_term,
         json_answers: answers_in_json(parts.config.llm.output_mode, parts.config.llm.constrain),
     });
     let text = parts.template.render(&values);
@@ -245,6 +259,47 @@ pub fn target_in_inventory(parts: &Parts, graph: &GraphView) -> bool {
         .attributes
         .get(&parts.target)
         .is_some_and(|a| !a.icons.is_empty())
+}
+
+/// What the long-term memory is asked about this step: the task, the next missing item on the
+/// way to the target, the inventory and what is in view.
+pub fn memory_query(parts: &Parts, graph: &GraphView) -> Query {
+    let mut inventory = BTreeSet::new();
+    let mut environment = Vec::new();
+    for (node, a) in &graph.visual.attributes {
+        let name = parts.kg.name(*node).to_string();
+        if !a.icons.is_empty() {
+            inventory.insert(name.clone());
+        }
+        if !a.entities.is_empty() {
+            environment.push((name, a.entities.iter().any(|e| e.in_reach)));
+        }
+    }
+    environment.sort();
+    let has = |n: NodeIndex| {
+        graph
+            .visual
+            .attributes
+            .get(&n)
+            .is_some_and(|a| !a.icons.is_empty())
+    };
+    let subgoal = longterm::episode::next_missing(&parts.kg, parts.target, &has)
+        .map(|n| parts.kg.name(n).to_string());
+    let seen: Vec<String> = environment
+        .iter()
+        .map(|(n, r)| format!("{n}{}", if *r { " (in reach)" } else { "" }))
+        .collect();
+    Query {
+        task: parts.task.description.clone(),
+        subgoal,
+        state: format!(
+            "Inventory: {}. In view: {}.",
+            longterm::text::list_or_none(&inventory),
+            longterm::text::list_or_none(&seen)
+        ),
+        inventory,
+        environment,
+    }
 }
 
 /// Milliseconds since `t`.

@@ -7,9 +7,10 @@ use std::time::{Duration, Instant};
 
 use crate::capture::frame::{self, CaptureError};
 use crate::capture::windows::WindowInfo;
+use crate::longterm::{LongTermMemory, Query, Tracker, TrackerEvent, episode, howto};
 use crate::perception::{Detector, DetectorError};
 use crate::policy::planner::Planner;
-use crate::policy::{LlmError, LlmPolicy, MemoryStack};
+use crate::policy::{ChatOptions, LlmClient, LlmError, LlmPolicy, MemoryStack};
 use crate::skills::{
     EnigoBackend, ExecError, Executed, InputError, StopFlag, StopReason, WindowRect, execute,
 };
@@ -27,6 +28,109 @@ impl PolicyChoice {
         match self {
             PolicyChoice::Llm(_) => "llm",
             PolicyChoice::Planner(_) => "planner",
+        }
+    }
+}
+
+/// The long-term memory of a play session: the selected modules, the teacher the how-to memory
+/// asks (the LLM endpoint), and what the episode has done so far.
+pub struct LongTerm {
+    pub memory: LongTermMemory,
+    pub teacher: Option<LlmClient>,
+    tracker: Tracker,
+    asked: std::collections::BTreeSet<String>,
+}
+
+impl LongTerm {
+    pub fn new(memory: LongTermMemory, teacher: Option<LlmClient>, goal: &str) -> Self {
+        LongTerm {
+            memory,
+            teacher,
+            tracker: Tracker::new(goal),
+            asked: Default::default(),
+        }
+    }
+
+    /// No module: the loop behaves as without long-term memory.
+    pub fn disabled(config: &crate::config::MemoryConfig) -> Self {
+        Self::new(LongTermMemory::disabled(config), None, "")
+    }
+
+    fn store(&mut self, events: Vec<TrackerEvent>, kg: &crate::knowledge::KnowledgeGraph) {
+        for ev in events {
+            if let Err(e) = self.memory.store(&ev, kg) {
+                tracing::warn!("long-term memory: cannot store: {e}");
+            }
+        }
+    }
+
+    /// One step: store what finished, ask the teacher when the sub-goal has no how-to, and
+    /// render the `{long_term_memory}` text. Memory errors are logged, never fatal. Returns
+    /// the text and the teacher's tokens.
+    pub fn step(
+        &mut self,
+        parts: &Parts,
+        q: &Query,
+        runtime: &tokio::runtime::Runtime,
+    ) -> (String, u64) {
+        if self.memory.is_empty() {
+            return (String::new(), 0);
+        }
+        let kg = &parts.kg;
+        let events = self.tracker.observe(q, &|plan: &str, before: &Query| {
+            episode::missing_tool(kg, plan, &before.inventory)
+        });
+        self.store(events, kg);
+        let mut tokens = 0;
+        if let (Some(item), Some(teacher)) = (&q.subgoal, &self.teacher)
+            && !self.asked.contains(item)
+            && self.memory.lacks_howto(item, kg).unwrap_or(false)
+        {
+            self.asked.insert(item.clone());
+            let options = ChatOptions {
+                max_tokens: parts.config.llm.max_tokens,
+                temperature: parts.config.llm.temperature,
+                ..ChatOptions::default()
+            };
+            match runtime.block_on(teacher.chat(&howto::question(kg, item), &options)) {
+                Ok(c) => {
+                    if let Some(u) = c.response.usage {
+                        tokens = u.prompt_tokens + u.completion_tokens;
+                    }
+                    let answer = c
+                        .response
+                        .choices
+                        .first()
+                        .and_then(|ch| ch.message.content.clone())
+                        .unwrap_or_default();
+                    match self.memory.store_howto(item, &answer) {
+                        Ok(Ok(id)) => tracing::info!("how-to for {item} stored as entry {id}"),
+                        Ok(Err(e)) => tracing::warn!("how-to for {item} refused: {e}"),
+                        Err(e) => tracing::warn!("long-term memory: {e}"),
+                    }
+                }
+                Err(e) => tracing::warn!("the teacher did not answer about {item}: {e}"),
+            }
+        }
+        let text = self.memory.section(q, kg).unwrap_or_else(|e| {
+            tracing::warn!("long-term memory: no section this step: {e}");
+            String::new()
+        });
+        (text, tokens)
+    }
+
+    /// The step's action ran with this result.
+    pub fn acted(&mut self, q: &Query, plan: &str, result: &str) {
+        if !self.memory.is_empty() {
+            self.tracker.acted(q, plan, result);
+        }
+    }
+
+    /// The episode is over: store the last attempt and, on success, the exemplar.
+    pub fn finish(&mut self, success: bool, end: &str, kg: &crate::knowledge::KnowledgeGraph) {
+        if !self.memory.is_empty() {
+            let events = self.tracker.finish(success, end);
+            self.store(events, kg);
         }
     }
 }
@@ -138,6 +242,9 @@ pub struct Status {
     pub note: String,
 }
 
+// The loop's parts are independent borrows (the caller keeps each); a struct of them would only
+// move the list.
+#[allow(clippy::too_many_arguments)]
 pub fn play(
     parts: &Parts,
     detector: &mut Detector,
@@ -145,6 +252,7 @@ pub fn play(
     source: &mut FrameSource,
     options: &PlayOptions,
     recorder: &mut Recorder,
+    long_term: &mut LongTerm,
     on_status: &mut dyn FnMut(&Status),
 ) -> Result<PlaySummary, AgentError> {
     let stop = &options.stop;
@@ -234,7 +342,11 @@ pub fn play(
         let graph = pipeline::graph_view(parts, &perception);
         stage.graph = ms_since(t);
         let t = Instant::now();
-        let (prompt, prompt_tokens) = pipeline::build_prompt(parts, &perception, &graph, &memory);
+        let query = pipeline::memory_query(parts, &graph);
+        let (long_term_text, teacher_tokens) = long_term.step(parts, &query, &runtime);
+        status.tokens += teacher_tokens;
+        let (prompt, prompt_tokens) =
+            pipeline::build_prompt_with(parts, &perception, &graph, &memory, &long_term_text);
         stage.prompt = ms_since(t);
 
         // Success is read off the screen before deciding anything else.
@@ -256,7 +368,16 @@ pub fn play(
                 PolicyChoice::Llm(llm) => {
                     match runtime.block_on(pipeline::llm_decision(parts, llm, &prompt, &perception))
                     {
-                        Ok(d) => d,
+                        Ok(d) => revise(
+                            parts,
+                            llm,
+                            &prompt,
+                            &perception,
+                            &query,
+                            long_term,
+                            &runtime,
+                            d,
+                        ),
                         Err(e) => llm_failure(e),
                     }
                 }
@@ -343,6 +464,7 @@ pub fn play(
             result: result.clone(),
             act_ms: stage.act,
         }))?;
+        long_term.acted(&query, &action.call.to_string(), &result);
         memory.push(step, action.call.clone(), &action.reasoning);
         memory.set_outcome(result);
         status.step = step;
@@ -350,12 +472,73 @@ pub fn play(
         status.stage_ms = stage;
         on_status(&status);
     };
+    long_term.finish(summary.success, &summary.end, &parts.kg);
     recorder.append(&Line::End {
         reason: summary.end.clone(),
         steps: summary.steps,
         cost_usd: summary.cost_usd,
     })?;
     Ok(summary)
+}
+
+/// MINDSTORES' outcome prediction on the LLM's action: while the experience store predicts it
+/// fails, the LLM is asked again with the prediction, at most `memory.max_revisions` times.
+/// Every answer's attempts, tokens and cost are kept.
+#[allow(clippy::too_many_arguments)]
+fn revise(
+    parts: &Parts,
+    llm: &LlmPolicy,
+    prompt: &str,
+    perception: &crate::perception::Perception,
+    query: &Query,
+    long_term: &mut LongTerm,
+    runtime: &tokio::runtime::Runtime,
+    mut decision: Decision,
+) -> Decision {
+    for _ in 0..parts.config.memory.max_revisions {
+        let Some(plan) = decision.action.as_ref().map(|a| a.call.to_string()) else {
+            break;
+        };
+        let prediction = match long_term.memory.predict(query, &plan) {
+            Ok(Some(p)) if !p.success => p,
+            Ok(_) => break,
+            Err(e) => {
+                tracing::warn!("long-term memory: no outcome prediction: {e}");
+                break;
+            }
+        };
+        let feedback = prediction.feedback(&plan);
+        let revised_prompt = format!("{prompt}\n\n{feedback}");
+        match runtime.block_on(pipeline::llm_decision(
+            parts,
+            llm,
+            &revised_prompt,
+            perception,
+        )) {
+            Ok(mut next) => {
+                let mut attempts = std::mem::take(&mut decision.attempts);
+                attempts.append(&mut next.attempts);
+                next.attempts = attempts;
+                next.usage.prompt_tokens += decision.usage.prompt_tokens;
+                next.usage.completion_tokens += decision.usage.completion_tokens;
+                next.cost_usd = match (decision.cost_usd, next.cost_usd) {
+                    (Some(a), Some(b)) => Some(a + b),
+                    _ => None,
+                };
+                next.reasoning = format!("{feedback}\n{}", next.reasoning);
+                if next.action.is_none() {
+                    // Keep the first action rather than none.
+                    next.action = decision.action.take();
+                }
+                decision = next;
+            }
+            Err(e) => {
+                tracing::warn!("revision request failed: {e}");
+                break;
+            }
+        }
+    }
+    decision
 }
 
 /// An LLM that cannot be reached ends no session by itself: the step records why and the loop

@@ -8,6 +8,7 @@ mod detect;
 mod doctor;
 mod eval;
 mod kg;
+mod memory;
 mod play;
 mod policy;
 mod replay;
@@ -80,6 +81,10 @@ enum Command {
     /// The skill library: list it, run one skill (dry-run shows the events).
     #[command(subcommand)]
     Skills(skills::SkillsCommand),
+    /// The long-term memory (memory.modules): list, show, clear entries; how-tos; exploration;
+    /// prompt tokens per module.
+    #[command(subcommand)]
+    Memory(memory::MemoryCommand),
 }
 
 #[derive(clap::Args)]
@@ -147,7 +152,8 @@ pub fn run() -> Result<ExitCode> {
         | Command::Play(_)
         | Command::Replay(_)
         | Command::Report(_)
-        | Command::Annotate(_) => Vec::new(),
+        | Command::Annotate(_)
+        | Command::Memory(_) => Vec::new(),
     });
     let file = cli.config.clone().or_else(|| {
         let local = PathBuf::from("config/default.toml");
@@ -170,6 +176,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Play(args) => play::run(&ctx, &args),
         Command::Replay(args) => replay::run(&ctx, &args),
         Command::Report(args) => report::run(&args),
+        Command::Memory(cmd) => memory::run(&ctx, &cmd),
         Command::Annotate(args) => match &args.auto {
             Some(game) => autolabel::run(&ctx, game, &args.output, &args.auto_args),
             None => annotate::run(

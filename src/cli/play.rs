@@ -177,6 +177,7 @@ pub fn run(ctx: &AppContext, args: &PlayArgs) -> Result<ExitCode> {
         max_cost_usd: args.max_cost.unwrap_or(config.safety.max_cost_usd),
         stop: stop.clone(),
     };
+    let mut long_term = super::memory::open_long_term(ctx, &parts)?;
     let summary = play::play(
         &parts,
         &mut detector,
@@ -184,6 +185,7 @@ pub fn run(ctx: &AppContext, args: &PlayArgs) -> Result<ExitCode> {
         &mut source,
         &options,
         &mut recorder,
+        &mut long_term,
         &mut show,
     )?;
     bar.finish_and_clear();

@@ -12,7 +12,7 @@ use crate::tasks::Task;
 use crate::toml_lines::{self, DataFileError};
 
 /// Every placeholder the template may use.
-pub const PLACEHOLDERS: [&str; 10] = [
+pub const PLACEHOLDERS: [&str; 11] = [
     "task_description",
     "crosshair_position",
     "distance",
@@ -21,6 +21,7 @@ pub const PLACEHOLDERS: [&str; 10] = [
     "environment",
     "skill_library",
     "recalled_decisions",
+    "long_term_memory",
     "cot_questions",
     "output_format",
 ];
@@ -90,6 +91,9 @@ pub struct PromptValues {
     pub pooled: PooledText,
     pub skill_library: String,
     pub recalled_decisions: String,
+    /// The long-term memory modules' sections, each with its own header and a trailing blank
+    /// line; empty (and so rendering as nothing) when no module is on or none has anything.
+    pub long_term_memory: String,
     pub cot_questions: String,
     pub output_format: String,
 }
@@ -112,6 +116,7 @@ impl PromptValues {
             "environment" => or_none(&self.pooled.environment),
             "skill_library" => self.skill_library.clone(),
             "recalled_decisions" => or_none(&self.recalled_decisions),
+            "long_term_memory" => self.long_term_memory.clone(),
             "cot_questions" => self.cot_questions.clone(),
             "output_format" => self.output_format.clone(),
             _ => String::new(),
@@ -194,6 +199,8 @@ pub struct StepInputs<'a> {
     pub library: &'a SkillLibrary,
     pub memory: &'a super::memory::MemoryStack,
     pub recall_steps: usize,
+    /// The `{long_term_memory}` text (see `crate::longterm`).
+    pub long_term: &'a str,
     /// Structured mode with a JSON schema: answers are JSON objects (else `Action:` lines).
     pub json_answers: bool,
 }
@@ -229,6 +236,7 @@ pub fn step_values(inputs: &StepInputs) -> PromptValues {
         pooled: crate::knowledge::textualize(inputs.kg, inputs.pooled, inputs.visual),
         skill_library: skill_library_text(inputs.library),
         recalled_decisions: inputs.memory.recall_text(inputs.recall_steps),
+        long_term_memory: inputs.long_term.to_string(),
         cot_questions: cot_text(inputs.task),
         output_format: output_format_text(inputs.json_answers).to_string(),
     }
@@ -259,6 +267,22 @@ mod tests {
         );
         let err = PromptTemplate::parse("{task".into(), Path::new("p.txt")).expect_err("open");
         assert!(err.to_string().contains("p.txt:1:"), "{err}");
+    }
+
+    #[test]
+    fn an_empty_long_term_memory_section_renders_as_nothing() {
+        let t = PromptTemplate::parse(
+            "Decisions:\n{recalled_decisions}\n\n{long_term_memory}Questions".into(),
+            Path::new("p.txt"),
+        )
+        .expect("valid");
+        let mut values = PromptValues::default();
+        assert_eq!(t.render(&values), "Decisions:\nnone\n\nQuestions");
+        values.long_term_memory = "Memory:\nx\n\n".into();
+        assert_eq!(
+            t.render(&values),
+            "Decisions:\nnone\n\nMemory:\nx\n\nQuestions"
+        );
     }
 
     #[test]
