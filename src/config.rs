@@ -44,6 +44,8 @@ pub struct GameConfig {
     pub profile: String,
     pub window_title: String,
     pub gui_scale: GuiScale,
+    /// Wait after an action before the next capture, so the frame shows what it changed.
+    pub settle_ms: u64,
 }
 
 /// `"auto"` or a fixed scale 1..=6.
@@ -352,7 +354,8 @@ impl Config {
                 }
             };
         }
-        strict!(StrictGame, GameConfig, { profile: String, window_title: String, gui_scale: GuiScale });
+        strict!(StrictGame, GameConfig, { profile: String, window_title: String, gui_scale: GuiScale,
+            settle_ms: u64 });
         strict!(StrictDetector, DetectorConfig, { model: PathBuf, confidence: f32, iou: f32,
             max_detections: usize, threads: usize, k_w: f32, k_h: f32 });
         strict!(StrictOnnx, OnnxRuntimeConfig, { library: PathBuf });

@@ -142,6 +142,8 @@ pub struct PlayOptions {
     pub max_steps: u64,
     pub max_minutes: f64,
     pub max_cost_usd: f64,
+    /// Wait after an action before the next capture (`game.settle_ms`).
+    pub settle: Duration,
     /// Set by Ctrl-C/SIGTERM, the emergency stop and the window watch.
     pub stop: StopFlag,
 }
@@ -450,11 +452,13 @@ pub fn play(
                 }
                 None => backend.insert(EnigoBackend::new(None, rect)?),
             };
-            match execute(b, &action.events, stop, &mut executed) {
+            let result = match execute(b, &action.events, stop, &mut executed) {
                 Ok(()) => "done".to_string(),
                 Err(ExecError::Stopped(r)) => format!("stopped: {r}"),
                 Err(ExecError::Input(e)) => format!("failed: {e}"),
-            }
+            };
+            std::thread::sleep(options.settle);
+            result
         };
         stage.act = ms_since(t);
         recorder.append(&Line::Outcome(Outcome {

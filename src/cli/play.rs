@@ -175,6 +175,7 @@ pub fn run(ctx: &AppContext, args: &PlayArgs) -> Result<ExitCode> {
         max_steps: args.max_steps.unwrap_or(config.safety.max_steps),
         max_minutes: args.max_minutes.unwrap_or(config.safety.max_minutes),
         max_cost_usd: args.max_cost.unwrap_or(config.safety.max_cost_usd),
+        settle: std::time::Duration::from_millis(config.game.settle_ms),
         stop: stop.clone(),
     };
     let mut long_term = super::memory::open_long_term(ctx, &parts)?;

@@ -36,9 +36,17 @@ pub type CallTemplate = Vec<ArgToken>;
 pub struct GatherRule {
     #[serde(default)]
     pub approach: Option<String>,
+    /// Where on the approached object's box to aim, as a fraction of its height from the top
+    /// (0.5: the centre). A tree trunk is best hit low, below the leaves.
+    #[serde(default = "half")]
+    pub aim_y: f32,
     pub skill: String,
     #[serde(default)]
     pub args: Vec<ArgToken>,
+}
+
+fn half() -> f32 {
+    0.5
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -449,7 +457,8 @@ impl Planner {
             self.queue(&explore, &format!("no {approach} in view: look around"));
             return Ok(());
         };
-        let (dx, dy) = ((e.x - cx).round(), (e.y - cy).round());
+        let aim_y = e.y - e.h / 2.0 + e.h * rule.aim_y.clamp(0.0, 1.0);
+        let (dx, dy) = ((e.x - cx).round(), (aim_y - cy).round());
         if dx.hypot(dy) > self.config.aim_tolerance_px {
             self.pending.push_back((
                 vec![

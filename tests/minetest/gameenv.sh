@@ -10,7 +10,7 @@
 #
 # Environment: GAME_DIR (default /tmp/vistawise-minetest), GAME_DISPLAY (:77), GAME_W x GAME_H
 # (854x480: the window the minetest profile's GUI geometry was measured at), GAME_EXTRA_CONF
-# (extra minetest.conf lines).
+# (extra minetest.conf lines), GAME_PORT (the local server's UDP port; default 30000 + display).
 # Ground truth, written by the probe into $GAME_DIR/world/agent_probe/:
 #   state.json    player pose, look, inventory lists, 5 times a second (written atomically)
 #   events.jsonl  join / dig / place / craft / inventory / cmd_done events, one JSON object a line
@@ -22,6 +22,8 @@ GD=${GAME_DIR:-/tmp/vistawise-minetest}
 mkdir -p "$GD" && GD=$(cd "$GD" && pwd)
 DISP=${GAME_DISPLAY:-:77}
 W=${GAME_W:-854}; H=${GAME_H:-480}
+# The game's local server port, one per display so that games on other displays do not clash.
+PORT=${GAME_PORT:-$((30000 + ${DISP#:}))}
 # The X screen is larger than the game window so jwm's title bar does not push it off-screen.
 SW=$((W + 96)); SH=$((H + 96))
 
@@ -89,6 +91,8 @@ debug_log_level = action
 chat_log_level = error
 show_debug = false
 bind_address = 127.0.0.1
+port = $PORT
+remote_port = $PORT
 mouse_sensitivity = 0.2
 fov = 72
 view_bobbing_amount = 0

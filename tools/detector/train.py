@@ -63,6 +63,11 @@ def parse_args(argv=None):
         "; default %(default)s",
     )
     ap.add_argument("--scale", default=None, help="model scale n/s/m/l/x (default: from the YAML name, else n)")
+    ap.add_argument(
+        "--init-weights",
+        help="start from these weights (a .pt checkpoint such as an earlier run's best.pt) instead of random ones:"
+        " finetuning; layers whose shapes differ (another class count) start fresh",
+    )
     ap.add_argument("--epochs", type=int, default=100)
     ap.add_argument("--imgsz", type=int, default=640, help="training image size (square, long side)")
     ap.add_argument("--batch", type=int, default=16)
@@ -79,7 +84,13 @@ def parse_args(argv=None):
         metavar="KEY=VALUE",
         help="extra Ultralytics train argument (YAML value), repeatable, e.g. --set close_mosaic=10 --set fliplr=0",
     )
-    return ap.parse_args(argv)
+    args = ap.parse_args(argv)
+    if args.init_weights:
+        # Absolute now: training runs from inside the dataset folder.
+        args.init_weights = str(Path(args.init_weights).expanduser().resolve())
+        if not Path(args.init_weights).is_file():
+            ap.error(f"--init-weights: no such file {args.init_weights}")
+    return args
 
 
 def resolve_run_dir(args) -> Path:
@@ -458,6 +469,9 @@ def main(argv=None) -> int:
         else:
             yaml_path = write_model_yaml(args.model_yaml, args.scale, nc, run_dir)
             model = YOLO(str(yaml_path), task="detect")
+            if args.init_weights:
+                # Ultralytics copies every tensor whose name and shape match.
+                model.load(args.init_weights)
             progress.state = {
                 "history": [],
                 "sessions": [],
@@ -467,6 +481,7 @@ def main(argv=None) -> int:
                 "imgsz": args.imgsz,
                 "batch": args.batch,
                 "device": args.device,
+                "init_weights": args.init_weights,
             }
             progress.start_session("fresh", 0, args.epochs, command)
             train_kw = dict(
@@ -480,7 +495,7 @@ def main(argv=None) -> int:
                 patience=args.patience,
                 seed=args.seed,
                 deterministic=True,
-                pretrained=False,
+                pretrained=bool(args.init_weights),
                 amp=False,
                 plots=False,
                 val=True,
