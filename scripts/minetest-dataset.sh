@@ -2,17 +2,18 @@
 # Builds the Minetest detector's dataset from the real game: each split is a seeded world started
 # with tests/minetest/gameenv.sh and labelled by `vistawise annotate --auto minetest`.
 #
-#   scripts/minetest-dataset.sh [OUT] [TRAIN VAL TEST]
+#   scripts/minetest-dataset.sh [OUT] [TRAIN VAL TEST [TRAIN2]]
 #
-# OUT defaults to .work/minetest/data; frame counts default to 600 120 160. The test split is a
+# OUT defaults to .work/minetest/data; frame counts default to 600 120 160 400. The test split is a
 # different world (seed 777) from train and val (2024, different labelling seeds), so it measures
-# the detector on places it never saw. Re-running resumes every split where it stopped (finished
+# the detector on places it never saw; TRAIN2 more training frames come from a third world (555),
+# so the detector does not learn one world by heart (0 leaves it out). Re-running resumes every split where it stopped (finished
 # frames are kept). Progress: OUT/build.log. Writes OUT/data.yaml for tools/detector/train.py.
 # Env: VISTAWISE_BIN (default target/debug/vistawise), GAME_DISPLAY (default :78).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-.work/minetest/data}
-TRAIN=${2:-600}; VAL=${3:-120}; TEST=${4:-160}
+TRAIN=${2:-600}; VAL=${3:-120}; TEST=${4:-160}; TRAIN2=${5:-400}
 BIN=${VISTAWISE_BIN:-target/debug/vistawise}
 DISP=${GAME_DISPLAY:-:78}
 [ -x "$BIN" ] || { echo "minetest-dataset: $BIN not found: run cargo build first" >&2; exit 1; }
@@ -21,7 +22,9 @@ OUT=$(cd "$OUT" && pwd)
 log() { echo "$(date -u +%FT%TZ) $*" | tee -a "$OUT/build.log"; }
 
 # split world-seed label-seed frames
-for spec in "train 2024 1 $TRAIN" "val 2024 2 $VAL" "test 777 3 $TEST"; do
+specs=("train 2024 1 $TRAIN" "val 2024 2 $VAL" "test 777 3 $TEST")
+[ "$TRAIN2" -gt 0 ] && specs+=("train2 555 4 $TRAIN2")
+for spec in "${specs[@]}"; do
   read -r split world seed frames <<<"$spec"
   have=0; [ -d "$OUT/$split/labels" ] && have=$(find "$OUT/$split/labels" -name "*.txt" | wc -l)
   # Dropped frames (the player moved, no view found) are not retried: a split is done when a
@@ -43,7 +46,7 @@ done
 {
   echo "# Minetest detector data (scripts/minetest-dataset.sh); labelled by the game itself."
   echo "path: $OUT"
-  echo "train: train/images"
+  if [ "$TRAIN2" -gt 0 ]; then echo "train: [train/images, train2/images]"; else echo "train: train/images"; fi
   echo "val: val/images"
   echo "test: test/images"
   sed -n '/^names:/,$p' "$OUT/train/data.yaml"

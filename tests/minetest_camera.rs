@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use support::MinetestGame;
-use vistawise::minetest::camera::{Camera, Scan, scan_boxes};
+use vistawise::minetest::camera::{Camera, Merge, Scan, scan_boxes};
 use vistawise::minetest::probe::Probe;
 
 fn mean_rgb(img: &image::RgbImage, x1: u32, y1: u32, x2: u32, y2: u32) -> [f64; 3] {
@@ -99,7 +99,7 @@ fn a_node_in_the_sky_is_drawn_inside_its_projected_box() {
             w,
             h,
         );
-        let boxes = scan_boxes(&camera, &scan, &[], 4.0);
+        let boxes = scan_boxes(&camera, &scan, Merge::default(), 4.0);
         assert_eq!(
             boxes.len(),
             1,

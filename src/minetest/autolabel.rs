@@ -14,7 +14,8 @@ use image::RgbImage;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::camera::{Camera, PixelBox, Scan, scan_boxes};
+pub use super::camera::outside_panel;
+use super::camera::{Camera, Merge, PixelBox, Scan, scan_boxes};
 use super::probe::{PlayerState, Probe, ProbeError};
 use crate::config::GuiScale;
 use crate::dataset::writer::label_box_from_xyxy;
@@ -33,6 +34,9 @@ pub struct AutoLabelConfig {
     /// Classes whose vertically stacked nodes are one object (a trunk).
     #[serde(default)]
     pub merge_columns: Vec<String>,
+    /// Classes whose touching nodes are one object (a stone face).
+    #[serde(default)]
+    pub merge_regions: Vec<String>,
     /// Icon classes: item name -> class.
     pub icons: BTreeMap<String, String>,
     /// Node names the labeller stands near, drawn in turn.
@@ -57,6 +61,36 @@ pub struct AutoLabelConfig {
     pub settle_ms: u64,
     /// The camera's vertical field of view (the game's `fov` setting).
     pub fov_deg: f64,
+    /// World boxes darker than this mean luma (0-255) on the screenshot are not labelled.
+    #[serde(default = "default_min_box_luma")]
+    pub min_box_luma: f64,
+}
+
+fn default_min_box_luma() -> f64 {
+    24.0
+}
+
+/// Mean luma (BT.601) of the screenshot inside a box, sampled on a grid of at most 64x64 points.
+pub fn mean_luma(image: &RgbImage, b: &PixelBox) -> f64 {
+    let (w, h) = image.dimensions();
+    let x1 = b.x1.max(0.0).floor() as u32;
+    let y1 = b.y1.max(0.0).floor() as u32;
+    let x2 = (b.x2.ceil().max(0.0) as u32).min(w);
+    let y2 = (b.y2.ceil().max(0.0) as u32).min(h);
+    if x2 <= x1 || y2 <= y1 {
+        return 0.0;
+    }
+    let step_x = ((x2 - x1) / 64).max(1);
+    let step_y = ((y2 - y1) / 64).max(1);
+    let (mut sum, mut n) = (0.0, 0u32);
+    for y in (y1..y2).step_by(step_y as usize) {
+        for x in (x1..x2).step_by(step_x as usize) {
+            let [r, g, bl] = image.get_pixel(x, y).0;
+            sum += 0.299 * f64::from(r) + 0.587 * f64::from(g) + 0.114 * f64::from(bl);
+            n += 1;
+        }
+    }
+    if n == 0 { 0.0 } else { sum / f64::from(n) }
 }
 
 #[derive(Deserialize)]
@@ -94,8 +128,13 @@ impl AutoLabelConfig {
                 Err(format!("{what} names class \"{c}\", not in `classes`"))
             }
         };
-        for c in self.world.keys().chain(&self.merge_columns) {
-            known(c, "world/merge_columns")?;
+        for c in self
+            .world
+            .keys()
+            .chain(&self.merge_columns)
+            .chain(&self.merge_regions)
+        {
+            known(c, "world/merge_columns/merge_regions")?;
         }
         for c in self.icons.values() {
             known(c, "icons")?;
@@ -246,33 +285,6 @@ pub fn icon_boxes(
     out
 }
 
-/// The part of a world box that the inventory panel leaves visible: the largest of the strips
-/// left, right, above and below the panel.
-pub fn outside_panel(b: &PixelBox, panel: [f64; 4]) -> Option<PixelBox> {
-    let [px1, py1, px2, py2] = panel;
-    let overlaps = b.x1 < px2 && b.x2 > px1 && b.y1 < py2 && b.y2 > py1;
-    if !overlaps {
-        return Some(b.clone());
-    }
-    let strips = [
-        (b.x1, b.y1, b.x2.min(px1), b.y2),
-        (b.x1.max(px2), b.y1, b.x2, b.y2),
-        (b.x1, b.y1, b.x2, b.y2.min(py1)),
-        (b.x1, b.y1.max(py2), b.x2, b.y2),
-    ];
-    strips
-        .iter()
-        .filter(|(x1, y1, x2, y2)| x2 > x1 && y2 > y1)
-        .max_by(|a, c| ((a.2 - a.0) * (a.3 - a.1)).total_cmp(&((c.2 - c.0) * (c.3 - c.1))))
-        .map(|&(x1, y1, x2, y2)| PixelBox {
-            class: b.class.clone(),
-            x1,
-            y1,
-            x2,
-            y2,
-        })
-}
-
 /// The frame's boxes as YOLO labels (class ids from the config's class list; boxes of other
 /// classes and boxes with nothing left inside the window are dropped).
 pub fn label_boxes(config: &AutoLabelConfig, boxes: &[PixelBox], w: u32, h: u32) -> Vec<LabelBox> {
@@ -402,14 +414,22 @@ pub fn label_frame(
         w,
         h,
     );
-    let mut boxes = scan_boxes(&camera, &scan, &config.merge_columns, config.min_box_px);
+    let merge = Merge {
+        columns: &config.merge_columns,
+        regions: &config.merge_regions,
+        hidden: open.then_some(config.inventory_panel),
+    };
+    let mut boxes = scan_boxes(&camera, &scan, merge, config.min_box_px);
     if open {
+        // A trunk column can still reach past the panel: keep its larger visible strip.
         boxes = boxes
             .iter()
             .filter_map(|b| outside_panel(b, config.inventory_panel))
             .filter(|b| b.width() >= config.min_box_px && b.height() >= config.min_box_px)
             .collect();
     }
+    // A node the rays reach can still be unlit (a cave): nothing to see, nothing to label.
+    boxes.retain(|b| mean_luma(&image, b) >= config.min_box_luma);
     boxes.extend(icon_boxes(
         config,
         layout,
@@ -472,6 +492,32 @@ mod tests {
         assert_eq!((strip.x1, strip.x2), (60.0, 100.0));
         let away = b(0.0, 0.0, 50.0, 50.0);
         assert_eq!(outside_panel(&away, panel), Some(away));
+    }
+
+    #[test]
+    fn the_mean_luma_of_a_box_sees_an_unlit_area_as_dark() {
+        // Left half black (an unlit cave), right half daylight grey.
+        let image = RgbImage::from_fn(200, 100, |x, _| {
+            if x < 100 {
+                image::Rgb([3, 3, 3])
+            } else {
+                image::Rgb([150, 150, 150])
+            }
+        });
+        let b = |x1: f64, x2: f64| PixelBox {
+            class: "stone".into(),
+            x1,
+            y1: 10.0,
+            x2,
+            y2: 90.0,
+        };
+        assert!(mean_luma(&image, &b(0.0, 90.0)) < 5.0);
+        assert!((mean_luma(&image, &b(110.0, 200.0)) - 150.0).abs() < 1.0);
+        assert_eq!(
+            mean_luma(&image, &b(250.0, 300.0)),
+            0.0,
+            "outside the image"
+        );
     }
 
     #[test]

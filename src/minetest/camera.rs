@@ -6,7 +6,7 @@
 //! camera's right is (cos yaw, 0, sin yaw). The `fov` setting is the vertical field of view,
 //! widened by sqrt(1.6 / aspect) (at most 1.4x) on windows narrower than 16:10 (camera.cpp).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Deserialize;
 
@@ -182,20 +182,63 @@ pub fn node_box(camera: &Camera, node: &ScannedNode, grid: f64) -> Option<PixelB
 /// Boxes of every scanned node: nodes of `merge_columns` classes stacked in one column
 /// (same x and z, touching in y) become one box (a trunk, not its nodes); boxes narrower or
 /// lower than `min_px` are dropped.
-pub fn scan_boxes(
-    camera: &Camera,
-    scan: &Scan,
-    merge_columns: &[String],
-    min_px: f64,
-) -> Vec<PixelBox> {
+/// How the labeller joins node boxes into object boxes.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Merge<'a> {
+    /// Classes whose vertically stacked nodes are one object (a trunk).
+    pub columns: &'a [String],
+    /// Classes whose touching nodes (the 26 around a node) are one object (a stone face): a
+    /// single node of a uniform rock texture has no visible edge, a rock face has.
+    pub regions: &'a [String],
+    /// A screen panel `[x1, y1, x2, y2]` that hides the world (the open inventory): each node
+    /// keeps the part of its box beside the panel before nodes are joined, and region nodes on
+    /// different sides of the panel are never joined, so no box spans what the panel hides.
+    pub hidden: Option<[f64; 4]>,
+}
+
+/// Which side of the panel a box beside it lies on (0 when there is no panel).
+fn panel_side(b: &PixelBox, panel: Option<[f64; 4]>) -> u8 {
+    let Some([px1, py1, px2, _]) = panel else {
+        return 0;
+    };
+    let cx = (b.x1 + b.x2) / 2.0;
+    let cy = (b.y1 + b.y2) / 2.0;
+    if cx < px1 {
+        1
+    } else if cx > px2 {
+        2
+    } else if cy < py1 {
+        3
+    } else {
+        4
+    }
+}
+
+pub fn scan_boxes(camera: &Camera, scan: &Scan, merge: Merge<'_>, min_px: f64) -> Vec<PixelBox> {
     let mut singles = Vec::new();
     // (class, x, z) -> [(y, box)]
     let mut columns: BTreeMap<(String, i64, i64), Vec<(i64, PixelBox)>> = BTreeMap::new();
+    let mut region_nodes: Vec<(String, [i64; 3], PixelBox)> = Vec::new();
     for node in &scan.nodes {
         let Some(b) = node_box(camera, node, scan.grid) else {
             continue;
         };
-        if merge_columns.contains(&node.class) {
+        let b = match merge.hidden {
+            Some(panel) => match outside_panel(&b, panel) {
+                Some(b) => b,
+                None => continue,
+            },
+            None => b,
+        };
+        let cell = [
+            node.pos.x.round() as i64,
+            node.pos.y.round() as i64,
+            node.pos.z.round() as i64,
+        ];
+        if merge.regions.contains(&node.class) {
+            let class = format!("{}#{}", node.class, panel_side(&b, merge.hidden));
+            region_nodes.push((class, cell, b));
+        } else if merge.columns.contains(&node.class) {
             let key = (
                 node.class.clone(),
                 node.pos.x.round() as i64,
@@ -229,8 +272,75 @@ pub fn scan_boxes(
             singles.push(done);
         }
     }
+    singles.extend(merge_touching(region_nodes));
     singles.retain(|b| b.width() >= min_px && b.height() >= min_px);
     singles
+}
+
+/// The part of a world box that a screen panel leaves visible: the largest of the strips
+/// left, right, above and below the panel.
+pub fn outside_panel(b: &PixelBox, panel: [f64; 4]) -> Option<PixelBox> {
+    let [px1, py1, px2, py2] = panel;
+    let overlaps = b.x1 < px2 && b.x2 > px1 && b.y1 < py2 && b.y2 > py1;
+    if !overlaps {
+        return Some(b.clone());
+    }
+    let strips = [
+        (b.x1, b.y1, b.x2.min(px1), b.y2),
+        (b.x1.max(px2), b.y1, b.x2, b.y2),
+        (b.x1, b.y1, b.x2, b.y2.min(py1)),
+        (b.x1, b.y1.max(py2), b.x2, b.y2),
+    ];
+    strips
+        .iter()
+        .filter(|(x1, y1, x2, y2)| x2 > x1 && y2 > y1)
+        .max_by(|a, c| ((a.2 - a.0) * (a.3 - a.1)).total_cmp(&((c.2 - c.0) * (c.3 - c.1))))
+        .map(|&(x1, y1, x2, y2)| PixelBox {
+            class: b.class.clone(),
+            x1,
+            y1,
+            x2,
+            y2,
+        })
+}
+
+/// One box per connected group of same-class nodes (26-neighbourhood), by union-find.
+fn merge_touching(nodes: Vec<(String, [i64; 3], PixelBox)>) -> Vec<PixelBox> {
+    let index: HashMap<(&str, [i64; 3]), usize> = nodes
+        .iter()
+        .enumerate()
+        .map(|(i, (class, cell, _))| ((class.as_str(), *cell), i))
+        .collect();
+    let mut parent: Vec<usize> = (0..nodes.len()).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    for (i, (class, cell, _)) in nodes.iter().enumerate() {
+        for dx in -1..=1 {
+            for dy in -1..=1 {
+                for dz in -1..=1 {
+                    let next = [cell[0] + dx, cell[1] + dy, cell[2] + dz];
+                    if let Some(&j) = index.get(&(class.as_str(), next)) {
+                        let (a, b) = (root(&mut parent, i), root(&mut parent, j));
+                        parent[a] = b;
+                    }
+                }
+            }
+        }
+    }
+    let mut groups: BTreeMap<usize, PixelBox> = BTreeMap::new();
+    for (i, (_, _, b)) in nodes.iter().enumerate() {
+        let r = root(&mut parent, i);
+        groups
+            .entry(r)
+            .and_modify(|acc| acc.union(b))
+            .or_insert_with(|| b.clone());
+    }
+    groups.into_values().collect()
 }
 
 #[cfg(test)]
@@ -312,7 +422,12 @@ mod tests {
                 node("stone", 0.0, 0.0, 400.0), // 1 px far away
             ],
         };
-        let boxes = scan_boxes(&c, &scan, &["tree".to_string()], 3.0);
+        let columns = ["tree".to_string()];
+        let merge = Merge {
+            columns: &columns,
+            ..Merge::default()
+        };
+        let boxes = scan_boxes(&c, &scan, merge, 3.0);
         let trees: Vec<_> = boxes.iter().filter(|b| b.class == "tree").collect();
         assert_eq!(trees.len(), 2, "{boxes:?}");
         let tall = trees
@@ -325,6 +440,79 @@ mod tests {
             "two nodes high: {tall} / {wide}"
         );
         assert_eq!(boxes.iter().filter(|b| b.class == "stone").count(), 1);
+    }
+
+    #[test]
+    fn touching_region_nodes_become_one_box() {
+        let c = cam(0.0, 0.0);
+        let scan = Scan {
+            eye: Vec3 {
+                x: 0.0,
+                y: 0.0,
+                z: 0.0,
+            },
+            yaw_deg: 0.0,
+            pitch_deg: 0.0,
+            grid: 1.0,
+            nodes: vec![
+                node("stone", 0.0, 0.0, 5.0),
+                node("stone", 1.0, 0.0, 5.0),
+                node("stone", 2.0, -1.0, 6.0), // touches the second one diagonally
+                node("stone", -3.0, 0.0, 5.0), // apart: its own box
+                node("coal_ore", -1.0, 0.0, 5.0), // another class is never merged in
+            ],
+        };
+        let regions = ["stone".to_string()];
+        let merge = Merge {
+            regions: &regions,
+            ..Merge::default()
+        };
+        let boxes = scan_boxes(&c, &scan, merge, 3.0);
+        let stones: Vec<_> = boxes.iter().filter(|b| b.class == "stone").collect();
+        assert_eq!(stones.len(), 2, "{boxes:?}");
+        let single = node_box(&c, &node("stone", 0.0, 0.0, 5.0), 1.0).expect("box");
+        let widest = stones.iter().map(|b| b.width()).fold(0.0f64, f64::max);
+        assert!(
+            widest > 2.5 * single.width(),
+            "{widest} vs {}",
+            single.width()
+        );
+        assert_eq!(boxes.iter().filter(|b| b.class == "coal_ore").count(), 1);
+    }
+
+    #[test]
+    fn a_region_is_not_joined_across_a_panel() {
+        let c = cam(0.0, 0.0);
+        let scan = Scan {
+            eye: Vec3 {
+                x: 0.0,
+                y: 0.0,
+                z: 0.0,
+            },
+            yaw_deg: 0.0,
+            pitch_deg: 0.0,
+            grid: 1.0,
+            nodes: (-6..=6)
+                .map(|x| node("stone", f64::from(x), 0.0, 5.0))
+                .collect(),
+        };
+        let regions = ["stone".to_string()];
+        let open = Merge {
+            regions: &regions,
+            hidden: Some([330.0, 0.0, 520.0, 480.0]),
+            ..Merge::default()
+        };
+        let boxes = scan_boxes(&c, &scan, open, 3.0);
+        assert_eq!(boxes.len(), 2, "one region each side: {boxes:?}");
+        assert!(
+            boxes.iter().all(|b| b.x2 <= 330.0 || b.x1 >= 520.0),
+            "{boxes:?}"
+        );
+        let closed = Merge {
+            regions: &regions,
+            ..Merge::default()
+        };
+        assert_eq!(scan_boxes(&c, &scan, closed, 3.0).len(), 1);
     }
 
     #[test]
