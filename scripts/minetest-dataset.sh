@@ -6,7 +6,7 @@
 #
 # OUT defaults to .work/minetest/data; frame counts default to 600 120 160 400. The test split is a
 # different world (seed 777) from train and val (2024, different labelling seeds), so it measures
-# the detector on places it never saw; TRAIN2 more training frames come from a third world (555),
+# the detector on places it never saw; TRAIN2 more training frames come from a third world (99),
 # so the detector does not learn one world by heart (0 leaves it out). Re-running resumes every split where it stopped (finished
 # frames are kept). Progress: OUT/build.log. Writes OUT/data.yaml for tools/detector/train.py.
 # Env: VISTAWISE_BIN (default target/debug/vistawise), GAME_DISPLAY (default :78).
@@ -23,7 +23,7 @@ log() { echo "$(date -u +%FT%TZ) $*" | tee -a "$OUT/build.log"; }
 
 # split world-seed label-seed frames
 specs=("train 2024 1 $TRAIN" "val 2024 2 $VAL" "test 777 3 $TEST")
-[ "$TRAIN2" -gt 0 ] && specs+=("train2 555 4 $TRAIN2")
+[ "$TRAIN2" -gt 0 ] && specs+=("train2 99 4 $TRAIN2")
 for spec in "${specs[@]}"; do
   read -r split world seed frames <<<"$spec"
   have=0; [ -d "$OUT/$split/labels" ] && have=$(find "$OUT/$split/labels" -name "*.txt" | wc -l)

@@ -223,3 +223,68 @@ fn a_missing_hotbar_item_is_reported_not_guessed() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn mining_that_gets_nothing_walks_closer_before_the_next_try() {
+    let mut w = world();
+    let close = entity("trunk", 650.0, 365.0, true);
+    assert_eq!(
+        act(w.step("Log", vec![close.clone()], vec![])),
+        call("mine_log", &[3.0])
+    );
+    // Still no log, the same box: the box looked in reach from too far; walk, then mine again.
+    assert_eq!(
+        act(w.step("Log", vec![close.clone()], vec![])),
+        call("move_forward", &[1.0])
+    );
+    assert_eq!(
+        act(w.step("Log", vec![close.clone()], vec![])),
+        call("mine_log", &[3.0])
+    );
+    // Aiming again starts a new streak: the first in-reach decision mines.
+    let off = entity("trunk", 900.0, 380.0, true);
+    assert_eq!(
+        act(w.step("Log", vec![off], vec![])),
+        call("turn", &[260.0, 20.0])
+    );
+    assert_eq!(
+        act(w.step("Log", vec![close], vec![])),
+        call("mine_log", &[3.0])
+    );
+}
+
+#[test]
+fn a_near_trunk_is_chosen_over_a_narrow_one_at_the_crosshair() {
+    let mut w = world();
+    // A far, narrow trunk right at the crosshair and a wide (near) one to the right.
+    let narrow = EnvironmentEntity {
+        w: 20.0,
+        h: 60.0,
+        ..entity("trunk", 645.0, 360.0, false)
+    };
+    let wide = EnvironmentEntity {
+        w: 120.0,
+        ..entity("trunk", 900.0, 380.0, false)
+    };
+    assert_eq!(
+        act(w.step("Log", vec![narrow, wide], vec![])),
+        call("turn", &[260.0, 20.0])
+    );
+}
+
+#[test]
+fn with_a_screen_open_the_icon_in_its_slots_is_used_not_the_hud_one() {
+    let mut w = world();
+    let log_hud = icon("log_icon", hotbar_x(0), HOTBAR_Y);
+    assert_eq!(
+        act(w.step("Planks", vec![], vec![log_hud.clone()])),
+        call("open_inventory", &[])
+    );
+    // The HUD hotbar icon comes first in the detections, the inventory slot's second: the
+    // planner clicks the one inside the open screen.
+    let log_inv = icon("log_icon", 441.0, 555.0);
+    assert_eq!(
+        act(w.step("Planks", vec![], vec![log_hud, log_inv])),
+        call("craft_plank", &[441.0, 555.0])
+    );
+}

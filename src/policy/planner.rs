@@ -45,6 +45,10 @@ pub struct GatherRule {
     pub args: Vec<ArgToken>,
 }
 
+fn default_approach_seconds() -> f64 {
+    1.0
+}
+
 fn half() -> f32 {
     0.5
 }
@@ -72,6 +76,9 @@ pub struct ScreenRule {
 pub struct PlannerConfig {
     pub aim_tolerance_px: f32,
     pub explore: Vec<CallTemplate>,
+    /// How long one walk toward an aimed-at thing lasts, in seconds (`move_forward`).
+    #[serde(default = "default_approach_seconds")]
+    pub approach_seconds: f64,
     #[serde(default)]
     pub gather: BTreeMap<String, GatherRule>,
     #[serde(default)]
@@ -213,6 +220,13 @@ pub struct Planner {
     pending: VecDeque<(CallTemplate, String)>,
     /// The screen the planner opened last (it only knows its own actions).
     screen: Option<String>,
+    /// Gather decisions in a row at an aimed, in-reach thing (reset by any aiming or walking
+    /// for aim's sake): the thing is still missing after every odd one, so the even ones walk
+    /// closer first. A loose box can look in reach from a step too far, and mining from there
+    /// gets nothing, for ever.
+    gather_streak: u32,
+    /// The item that streak is about.
+    gather_item: Option<NodeIndex>,
 }
 
 /// What the planner looks at in one step.
@@ -246,6 +260,8 @@ impl Planner {
             config,
             pending: VecDeque::new(),
             screen: None,
+            gather_streak: 0,
+            gather_item: None,
         }
     }
 
@@ -428,6 +444,10 @@ impl Planner {
             self.close_screen(&format!("close the screen to go and get {name}"));
             return Ok(());
         }
+        if self.gather_item != Some(item) {
+            self.gather_item = Some(item);
+            self.gather_streak = 0;
+        }
         let mut call = vec![ArgToken::Token(rule.skill.clone())];
         call.extend(rule.args.iter().cloned());
         let Some(approach) = rule.approach.as_deref() else {
@@ -438,13 +458,18 @@ impl Planner {
             view.perception.frame_w as f32 / 2.0,
             view.perception.frame_h as f32 / 2.0,
         );
+        // Of the boxes at least half as wide as the widest (the near ones: far trunks and
+        // tree tops seen through leaves are narrow), the one nearest the crosshair, so that the
+        // target stays the same from step to step.
         let nearest = view
             .kg
             .node(approach)
             .and_then(|n| view.visual.attributes.get(&n))
             .and_then(|a| {
+                let widest = a.entities.iter().map(|e| e.w).fold(0.0f32, f32::max);
                 a.entities
                     .iter()
+                    .filter(|e| e.w >= widest / 2.0)
                     .min_by(|p, q| {
                         (p.x - cx)
                             .hypot(p.y - cy)
@@ -453,6 +478,7 @@ impl Planner {
                     .cloned()
             });
         let Some(e) = nearest else {
+            self.gather_streak = 0;
             let explore = self.config.explore.clone();
             self.queue(&explore, &format!("no {approach} in view: look around"));
             return Ok(());
@@ -460,6 +486,7 @@ impl Planner {
         let aim_y = e.y - e.h / 2.0 + e.h * rule.aim_y.clamp(0.0, 1.0);
         let (dx, dy) = ((e.x - cx).round(), (aim_y - cy).round());
         if dx.hypot(dy) > self.config.aim_tolerance_px {
+            self.gather_streak = 0;
             self.pending.push_back((
                 vec![
                     ArgToken::Token("turn".into()),
@@ -468,15 +495,26 @@ impl Planner {
                 ],
                 format!("{approach} at ({dx:+}, {dy:+}) from the crosshair: aim at it"),
             ));
-        } else if !e.in_reach {
+        } else if !e.in_reach || self.gather_streak % 2 == 1 {
+            let why = if e.in_reach {
+                format!("still no {name} after mining the {approach}: walk closer")
+            } else {
+                format!("aimed at the {approach}, not in reach: walk closer")
+            };
+            self.gather_streak = if e.in_reach {
+                self.gather_streak + 1
+            } else {
+                0
+            };
             self.pending.push_back((
                 vec![
                     ArgToken::Token("move_forward".into()),
-                    ArgToken::Number(1.0),
+                    ArgToken::Number(self.config.approach_seconds),
                 ],
-                format!("aimed at the {approach}, not in reach: walk closer"),
+                why,
             ));
         } else {
+            self.gather_streak += 1;
             self.pending.push_back((
                 call,
                 format!("{approach} aimed at and in reach: get {name}"),
@@ -506,8 +544,9 @@ impl Planner {
                             .kg
                             .node(t)
                             .ok_or_else(|| format!("\"{t}\" is not a graph node"))?;
-                        let (x, y) = view
-                            .icon(node)
+                        let (x, y) = self
+                            .screen_icon(node, view)
+                            .or_else(|| view.icon(node))
                             .ok_or_else(|| format!("no {t} icon on the screen"))?;
                         push(f64::from(x.round()));
                         push(f64::from(y.round()));
@@ -516,6 +555,31 @@ impl Planner {
             }
         }
         Ok(SkillCall { skill, args: out })
+    }
+
+    /// With a screen open, the item's icon that sits in one of that screen's slots: the HUD
+    /// hotbar can still show under the screen (Minetest draws it), and a click there moves
+    /// nothing.
+    fn screen_icon(&self, node: NodeIndex, view: &View) -> Option<(f32, f32)> {
+        let screen = self.screen.as_deref()?;
+        let icons = &view.visual.attributes.get(&node)?.icons;
+        let prefix = format!("{screen}.");
+        let slots: Vec<(f32, f32)> = view
+            .layout
+            .locations()
+            .iter()
+            .filter(|l| l.starts_with(&prefix))
+            .filter_map(|l| view.layout.slot_center(l).ok())
+            .collect();
+        let tolerance = 10.0 * view.layout.scale() as f32;
+        icons
+            .iter()
+            .find(|i| {
+                slots
+                    .iter()
+                    .any(|(sx, sy)| (i.x - sx).abs() <= tolerance && (i.y - sy).abs() <= tolerance)
+            })
+            .map(|i| (i.x, i.y))
     }
 
     /// The hotbar key (1-9) whose slot holds `item`'s icon.
