@@ -288,3 +288,37 @@ fn with_a_screen_open_the_icon_in_its_slots_is_used_not_the_hud_one() {
         call("craft_plank", &[441.0, 555.0])
     );
 }
+
+#[test]
+fn a_screen_left_open_is_seen_and_not_opened_again() {
+    let mut w = world();
+    // A fresh planner (a new session) on a frame with the inventory already open: it crafts
+    // right away instead of pressing the inventory key (which would close the screen).
+    let log_inv = icon("log_icon", 441.0, 555.0);
+    assert_eq!(
+        act(w.step("Planks", vec![], vec![log_inv])),
+        call("craft_plank", &[441.0, 555.0])
+    );
+}
+
+#[test]
+fn a_turn_straight_back_becomes_a_walk() {
+    let mut w = world();
+    let right = entity("trunk", 900.0, 380.0, false);
+    assert_eq!(
+        act(w.step("Log", vec![right], vec![])),
+        call("turn", &[260.0, 20.0])
+    );
+    // After that turn the detector offers a trunk exactly where the view came from: turning
+    // back would swing between the two for ever, so the agent walks on.
+    let left = entity("trunk", 380.0, 340.0, false);
+    assert_eq!(
+        act(w.step("Log", vec![left.clone()], vec![])),
+        call("move_forward", &[1.0])
+    );
+    // The next step may turn to it again (the walk changed the view).
+    assert_eq!(
+        act(w.step("Log", vec![left], vec![])),
+        call("turn", &[-260.0, -20.0])
+    );
+}

@@ -227,6 +227,9 @@ pub struct Planner {
     gather_streak: u32,
     /// The item that streak is about.
     gather_item: Option<NodeIndex>,
+    /// The aiming turn of the step before, if the step before aimed: a turn straight back is
+    /// two detections taking turns as the target (seen on the real game), and ends in a walk.
+    last_turn: Option<(f32, f32)>,
 }
 
 /// What the planner looks at in one step.
@@ -254,6 +257,24 @@ impl View<'_> {
     }
 }
 
+/// The centres of every slot of a screen (`inventory.*`), in window pixels.
+fn screen_slots(screen: &str, view: &View) -> Vec<(f32, f32)> {
+    let prefix = format!("{screen}.");
+    view.layout
+        .locations()
+        .iter()
+        .filter(|l| l.starts_with(&prefix))
+        .filter_map(|l| view.layout.slot_center(l).ok())
+        .collect()
+}
+
+fn on_a_slot(x: f32, y: f32, slots: &[(f32, f32)], view: &View) -> bool {
+    let tolerance = 10.0 * view.layout.scale() as f32;
+    slots
+        .iter()
+        .any(|(sx, sy)| (x - sx).abs() <= tolerance && (y - sy).abs() <= tolerance)
+}
+
 impl Planner {
     pub fn new(config: PlannerConfig) -> Self {
         Planner {
@@ -262,6 +283,7 @@ impl Planner {
             screen: None,
             gather_streak: 0,
             gather_item: None,
+            last_turn: None,
         }
     }
 
@@ -272,6 +294,9 @@ impl Planner {
         }
         if view.has(target) {
             return PlanStep::Done;
+        }
+        if self.screen.is_none() {
+            self.screen = self.screen_in_view(view);
         }
         let mut visited = BTreeSet::new();
         let goal = self
@@ -485,8 +510,21 @@ impl Planner {
         };
         let aim_y = e.y - e.h / 2.0 + e.h * rule.aim_y.clamp(0.0, 1.0);
         let (dx, dy) = ((e.x - cx).round(), (aim_y - cy).round());
-        if dx.hypot(dy) > self.config.aim_tolerance_px {
+        let last_turn = self.last_turn.take();
+        let turns_back = last_turn
+            .is_some_and(|(px, py)| (dx + px).hypot(dy + py) <= 2.0 * self.config.aim_tolerance_px);
+        if dx.hypot(dy) > self.config.aim_tolerance_px && turns_back {
             self.gather_streak = 0;
+            self.pending.push_back((
+                vec![
+                    ArgToken::Token("move_forward".into()),
+                    ArgToken::Number(self.config.approach_seconds),
+                ],
+                format!("the {approach} to aim at is back where the view was: walk on instead"),
+            ));
+        } else if dx.hypot(dy) > self.config.aim_tolerance_px {
+            self.gather_streak = 0;
+            self.last_turn = Some((dx, dy));
             self.pending.push_back((
                 vec![
                     ArgToken::Token("turn".into()),
@@ -563,23 +601,32 @@ impl Planner {
     fn screen_icon(&self, node: NodeIndex, view: &View) -> Option<(f32, f32)> {
         let screen = self.screen.as_deref()?;
         let icons = &view.visual.attributes.get(&node)?.icons;
-        let prefix = format!("{screen}.");
-        let slots: Vec<(f32, f32)> = view
-            .layout
-            .locations()
-            .iter()
-            .filter(|l| l.starts_with(&prefix))
-            .filter_map(|l| view.layout.slot_center(l).ok())
-            .collect();
-        let tolerance = 10.0 * view.layout.scale() as f32;
+        let slots = screen_slots(screen, view);
         icons
             .iter()
-            .find(|i| {
-                slots
-                    .iter()
-                    .any(|(sx, sy)| (i.x - sx).abs() <= tolerance && (i.y - sy).abs() <= tolerance)
-            })
+            .find(|i| on_a_slot(i.x, i.y, &slots, view))
             .map(|i| (i.x, i.y))
+    }
+
+    /// The screen whose slots hold the most icons on this frame, if any: a screen left open
+    /// (by an earlier session, or by the player) is seen, not assumed closed.
+    fn screen_in_view(&self, view: &View) -> Option<String> {
+        self.config
+            .screens
+            .keys()
+            .map(|screen| {
+                let slots = screen_slots(screen, view);
+                let n = view
+                    .perception
+                    .icons
+                    .iter()
+                    .filter(|i| on_a_slot(i.x, i.y, &slots, view))
+                    .count();
+                (n, screen)
+            })
+            .filter(|(n, _)| *n > 0)
+            .max_by_key(|(n, _)| *n)
+            .map(|(_, s)| s.clone())
     }
 
     /// The hotbar key (1-9) whose slot holds `item`'s icon.
