@@ -59,3 +59,44 @@ fn every_minetest_task_targets_a_node_of_its_graph() {
         assert!(kg.node(&t.target).is_some(), "{} -> {}", t.id, t.target);
     }
 }
+
+#[test]
+fn the_planner_rules_load_and_a_wrong_take_from_region_is_named() {
+    use vistawise::policy::planner::PlannerConfig;
+    use vistawise::skills::GameProfile;
+    let repo = support::repo();
+    let kg = KnowledgeGraph::load(&repo.join("kg/minetest.toml")).expect("kg");
+    let profile = GameProfile::load(&repo, "minetest").expect("profile");
+    let file = repo.join("config/games/minetest.toml");
+    let config = PlannerConfig::load(&file, &kg, &profile.skills).expect("planner rules");
+    assert_eq!(
+        config.screens["inventory"].take_from,
+        vec!["hotbar".to_string(), "main".to_string()]
+    );
+
+    let text = std::fs::read_to_string(&file).expect("read");
+    let bad = text.replace(
+        r#"take_from = ["hotbar", "main"]"#,
+        r#"take_from = ["hotbar", "bag"]"#,
+    );
+    assert_ne!(
+        bad, text,
+        "the profile's take_from line changed: update this test"
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+    let bad_file = dir.path().join("minetest.toml");
+    std::fs::write(&bad_file, &bad).expect("write");
+    let err = PlannerConfig::load(&bad_file, &kg, &profile.skills)
+        .err()
+        .expect("a region that does not exist is refused")
+        .to_string();
+    let line = bad
+        .lines()
+        .position(|l| l.contains("take_from"))
+        .map(|i| i + 1)
+        .expect("line");
+    assert!(
+        err.contains(&format!("minetest.toml:{line}")) && err.contains("no region \"bag\""),
+        "{err}"
+    );
+}

@@ -69,6 +69,10 @@ pub struct ScreenRule {
     pub station: Option<String>,
     pub open: Vec<CallTemplate>,
     pub close: Vec<CallTemplate>,
+    /// The screen's regions ingredients are taken from (`["hotbar", "main"]`); empty: all.
+    /// Leaving out the craft grid and the result keeps a leftover there from being used.
+    #[serde(default)]
+    pub take_from: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -123,6 +127,28 @@ impl PlannerConfig {
         config
             .check(kg, library)
             .map_err(|m| DataFileError::at(path, line, format!("[planner]: {m}")))?;
+        // `take_from` names regions of the same file's [gui] screens.
+        if config.screens.values().any(|r| !r.take_from.is_empty()) {
+            let gui = crate::skills::gui::GuiGeometry::parse(&text, path)?;
+            let locations = gui.locations();
+            for (screen, rule) in &config.screens {
+                for region in &rule.take_from {
+                    let prefix = format!("{screen}.{region}.");
+                    if !locations.iter().any(|l| l.starts_with(&prefix)) {
+                        let line = text
+                            .find("take_from")
+                            .map_or(line, |o| toml_lines::line_at(&text, o));
+                        return Err(DataFileError::at(
+                            path,
+                            line,
+                            format!(
+                                "[planner.screens.{screen}] take_from: no region \"{region}\" in [gui.screens.{screen}]"
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
         Ok(config)
     }
 
@@ -601,7 +627,20 @@ impl Planner {
     fn screen_icon(&self, node: NodeIndex, view: &View) -> Option<(f32, f32)> {
         let screen = self.screen.as_deref()?;
         let icons = &view.visual.attributes.get(&node)?.icons;
-        let slots = screen_slots(screen, view);
+        let mut slots = screen_slots(screen, view);
+        if let Some(rule) = self
+            .config
+            .screens
+            .get(screen)
+            .filter(|r| !r.take_from.is_empty())
+        {
+            let allowed: Vec<(f32, f32)> = rule
+                .take_from
+                .iter()
+                .flat_map(|region| screen_slots(&format!("{screen}.{region}"), view))
+                .collect();
+            slots = allowed;
+        }
         icons
             .iter()
             .find(|i| on_a_slot(i.x, i.y, &slots, view))

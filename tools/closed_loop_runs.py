@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Success counts of the closed loop on the real game: N seeded runs of the Minetest task chain.
+
+Each run starts a fresh world (tests/minetest/gameenv.sh), stands the player in front of a tree
+(the probe's view_near with the run's seed, as the closed-loop test does), then plays
+log -> planks -> stick -> wooden_pickaxe with `vistawise --game minetest play`, each task a session
+of its own, and asks the game (the probe's inventory) whether the task's item is there. A task is
+only tried when the one before it succeeded. Prints a table and writes OUT/runs.json with every
+session's path, steps, end reason and the median time of each pipeline stage.
+
+Usage (from the repository root, after cargo build; stdlib only):
+    python3 tools/closed_loop_runs.py --runs 10 [--policy planner] [--world 2024] [--out out/closed-loop-runs]
+    python3 tools/closed_loop_runs.py --runs 3 --policy llm -- --set llm.base_url=http://127.0.0.1:8080/v1
+Arguments after `--` go to every `vistawise play`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+CHAIN = [  # task, the game's item that proves it, step limit
+    ("log", "default:tree", 40),
+    ("planks", "default:wood", 10),
+    ("stick", "default:stick", 10),
+    ("wooden_pickaxe", "default:pick_wood", 12),
+]
+STAGES = ["capture", "detect", "graph", "prompt", "policy", "act"]
+
+
+class Probe:
+    """The probe mod's files: cmd.jsonl in, events.jsonl and state.json out."""
+
+    def __init__(self, folder: Path):
+        self.dir = folder
+        self.n = 0
+
+    def state(self) -> dict:
+        return json.loads((self.dir / "state.json").read_text())
+
+    def send(self, cmd: dict, timeout: float = 30.0) -> dict:
+        self.n += 1
+        cmd = dict(cmd, id=f"runs-{os.getpid()}-{self.n}")
+        events = self.dir / "events.jsonl"
+        start = events.stat().st_size if events.exists() else 0
+        with open(self.dir / "cmd.jsonl", "a") as f:
+            f.write(json.dumps(cmd) + "\n")
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if events.exists():
+                with open(events) as f:
+                    f.seek(start)
+                    for line in f:
+                        try:
+                            ev = json.loads(line)
+                        except json.JSONDecodeError:
+                            continue
+                        if ev.get("ev") == "cmd_done" and ev.get("id") == cmd["id"]:
+                            if not ev.get("ok", False):
+                                raise RuntimeError(f"probe refused {cmd['op']}: {ev.get('err')}")
+                            return ev
+            time.sleep(0.1)
+        raise TimeoutError(f"probe: no answer to {cmd['op']} in {timeout} s")
+
+    def count(self, item: str) -> int:
+        return sum(int(s["count"]) for s in (self.state().get("main") or []) if s["name"] == item)
+
+
+def gameenv(*args: str, env: dict) -> str:
+    out = subprocess.run(["bash", str(REPO / "tests/minetest/gameenv.sh"), *args], env=env,
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"gameenv.sh {' '.join(args)} failed:\n{out.stdout}{out.stderr}")
+    return out.stdout
+
+
+def stage_medians(session: Path) -> dict:
+    times = {s: [] for s in STAGES}
+    with open(session / "session.jsonl") as f:
+        for line in f:
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if rec.get("kind") == "step":
+                for s in STAGES[:-1]:  # the act time is on the step's outcome line
+                    if s in (rec.get("stage_ms") or {}):
+                        times[s].append(float(rec["stage_ms"][s]))
+            elif rec.get("kind") == "outcome" and "act_ms" in rec:
+                times["act"].append(float(rec["act_ms"]))
+    return {s: round(statistics.median(v), 1) for s, v in times.items() if v}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--first-seed", type=int, default=1, help="view_near seeds are first..first+runs-1")
+    ap.add_argument("--world", type=int, default=2024, help="world seed")
+    ap.add_argument("--policy", default="planner", choices=["planner", "llm"])
+    ap.add_argument("--bin", default=str(REPO / "target/debug/vistawise"))
+    ap.add_argument("--out", default=str(REPO / "out/closed-loop-runs"))
+    ap.add_argument("--display", default=":83")
+    ap.add_argument("play_args", nargs="*", help="extra arguments for every `vistawise play` (after --)")
+    args = ap.parse_args()
+    if not Path(args.bin).exists():
+        print(f"closed_loop_runs: {args.bin} not found: run cargo build first", file=sys.stderr)
+        return 2
+    out = Path(args.out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    runs = []
+    for seed in range(args.first_seed, args.first_seed + args.runs):
+        game_dir = out / f"game-{seed}"
+        env = dict(os.environ, GAME_DIR=str(game_dir), GAME_DISPLAY=args.display)
+        gameenv("start", str(args.world), env=env)
+        run = {"seed": seed, "tasks": []}
+        try:
+            probe = Probe(game_dir / "world" / "agent_probe")
+            probe.send({"op": "clear_inv"})
+            probe.send({"op": "view_near", "names": ["default:tree"], "seed": seed, "radius": 24,
+                        "min_dist": 2.5, "max_dist": 4.5})
+            for task, item, steps in CHAIN:
+                sid = f"{task}-seed{seed}"
+                t0 = time.time()
+                p = subprocess.run(
+                    [args.bin, "--game", "minetest", "play", "--policy", args.policy, "--task", task,
+                     "--max-steps", str(steps), "--max-minutes", "5", "--session-id", sid,
+                     "--set", f"session.dir={out / 'sessions'}", *args.play_args],
+                    cwd=REPO, env=dict(env, DISPLAY=args.display), capture_output=True, text=True)
+                session = out / "sessions" / sid
+                got = probe.count(item)
+                last = (p.stdout + p.stderr).strip().splitlines()[-1:] or [""]
+                rec = {"task": task, "item": item, "in_game": got, "success": got > 0 and p.returncode == 0,
+                       "agent_exit": p.returncode, "end": last[0][:200], "seconds": round(time.time() - t0, 1),
+                       "session": str(session)}
+                if (session / "session.jsonl").exists():
+                    rec["stage_ms_median"] = stage_medians(session)
+                    rec["steps"] = sum(1 for line in open(session / "session.jsonl") if '"kind":"step"' in line)
+                run["tasks"].append(rec)
+                print(f"seed {seed} {task}: {'ok' if rec['success'] else 'FAILED'} "
+                      f"({rec.get('steps', '?')} steps, {rec['seconds']} s; in the game: {item} x{got})",
+                      flush=True)
+                if not rec["success"]:
+                    break
+        finally:
+            gameenv("stop", env=env)
+        runs.append(run)
+        (out / "runs.json").write_text(json.dumps(runs, indent=2))
+
+    print(f"\n{args.runs} runs, world {args.world}, policy {args.policy}")
+    print("| task | successes | tried | median steps (successes) |")
+    print("|---|---:|---:|---:|")
+    for task, _, _ in CHAIN:
+        tried = [t for r in runs for t in r["tasks"] if t["task"] == task]
+        ok = [t for t in tried if t["success"]]
+        steps = statistics.median([t.get("steps", 0) for t in ok]) if ok else "-"
+        print(f"| {task} | {len(ok)} | {len(tried)} | {steps} |")
+    allstages = {}
+    for r in runs:
+        for t in r["tasks"]:
+            for s, v in (t.get("stage_ms_median") or {}).items():
+                allstages.setdefault(s, []).append(v)
+    print("median stage times (ms): " + ", ".join(f"{s} {statistics.median(v):.1f}" for s, v in allstages.items()))
+    print(f"details: {out / 'runs.json'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
