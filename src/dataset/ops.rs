@@ -68,10 +68,10 @@ pub fn read_contents(root: &Path) -> Result<Contents, OpsError> {
     let info = read_data_yaml(&yaml)?;
     let mut dirs: Vec<(String, PathBuf)> = Vec::new();
     for split in ["train", "val", "test"] {
-        if let Some(d) = info.splits.get(split)
-            && !dirs.iter().any(|(_, x)| x == d)
-        {
-            dirs.push((split.to_string(), d.clone()));
+        for d in info.splits.get(split).into_iter().flatten() {
+            if !dirs.iter().any(|(_, x)| x == d) {
+                dirs.push((split.to_string(), d.clone()));
+            }
         }
     }
     if dirs.is_empty() {

@@ -85,9 +85,9 @@ pub fn open_split(root: &Path, split: &str) -> Result<Split, DatasetError> {
         return Err(DatasetError::Missing(root.to_path_buf()));
     }
     let yaml = root.join("data.yaml");
-    let (images_dir, class_names) = if yaml.is_file() {
+    let (dirs, class_names) = if yaml.is_file() {
         let info = read_data_yaml(&yaml)?;
-        let dir = info
+        let dirs = info
             .splits
             .get(split)
             .cloned()
@@ -96,20 +96,24 @@ pub fn open_split(root: &Path, split: &str) -> Result<Split, DatasetError> {
                 split: split.to_string(),
                 tried: vec![yaml.clone()],
             })?;
-        (dir, Some(info.names))
+        (dirs, Some(info.names))
     } else {
         let candidates = [root.join(split).join("images"), root.join("images")];
         let found = candidates.iter().find(|p| p.is_dir()).cloned();
         (
-            found.ok_or_else(|| DatasetError::NoSplit {
+            vec![found.ok_or_else(|| DatasetError::NoSplit {
                 root: root.to_path_buf(),
                 split: split.to_string(),
                 tried: candidates.to_vec(),
-            })?,
+            })?],
             None,
         )
     };
-    let samples = list_samples(&images_dir)?;
+    let mut samples = Vec::new();
+    for dir in &dirs {
+        samples.extend(list_samples(dir)?);
+    }
+    let images_dir = dirs.into_iter().next().unwrap_or_default();
     Ok(Split {
         name: split.to_string(),
         images_dir,
@@ -225,8 +229,8 @@ pub fn parse_labels(text: &str, classes: usize) -> Result<Vec<LabelBox>, (usize,
 #[derive(Debug, Clone, PartialEq)]
 pub struct DataYaml {
     pub names: Vec<String>,
-    /// Split name -> images folder.
-    pub splits: BTreeMap<String, PathBuf>,
+    /// Split name -> its images folders (Ultralytics takes one or a list).
+    pub splits: BTreeMap<String, Vec<PathBuf>>,
 }
 
 #[derive(serde::Deserialize)]
@@ -234,12 +238,28 @@ struct RawDataYaml {
     #[serde(default)]
     path: Option<String>,
     #[serde(default)]
-    train: Option<String>,
+    train: Option<RawFolders>,
     #[serde(default)]
-    val: Option<String>,
+    val: Option<RawFolders>,
     #[serde(default)]
-    test: Option<String>,
+    test: Option<RawFolders>,
     names: RawNames,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum RawFolders {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl RawFolders {
+    fn into_vec(self) -> Vec<String> {
+        match self {
+            RawFolders::One(s) => vec![s],
+            RawFolders::Many(v) => v,
+        }
+    }
 }
 
 #[derive(serde::Deserialize)]
@@ -284,8 +304,13 @@ pub fn read_data_yaml(path: &Path) -> Result<DataYaml, DatasetError> {
         .into_iter()
         .filter_map(|(k, v)| {
             // Collecting components drops the `.` of `path: .`.
-            v.filter(|v| !v.is_empty())
-                .map(|v| (k.to_string(), root.join(v).components().collect()))
+            let dirs: Vec<PathBuf> = v?
+                .into_vec()
+                .into_iter()
+                .filter(|v| !v.is_empty())
+                .map(|v| root.join(v).components().collect())
+                .collect();
+            (!dirs.is_empty()).then(|| (k.to_string(), dirs))
         })
         .collect();
     Ok(DataYaml { names, splits })
@@ -342,10 +367,41 @@ mod tests {
         .expect("write");
         let info = read_data_yaml(&yaml).expect("read");
         assert_eq!(info.names, vec!["trunk", "log_icon"]);
-        assert_eq!(info.splits["test"], dir.path().join("test/images"));
+        assert_eq!(info.splits["test"], vec![dir.path().join("test/images")]);
         std::fs::write(&yaml, "train: a\nnames: [x, 'y']\n").expect("write");
         assert_eq!(read_data_yaml(&yaml).expect("read").names, vec!["x", "y"]);
         std::fs::write(&yaml, "names:\n  0: a\n  2: c\n").expect("write");
         assert!(read_data_yaml(&yaml).is_err());
+    }
+
+    #[test]
+    fn a_split_can_list_several_folders_and_opens_them_all() {
+        let dir = tempfile::tempdir().expect("temp");
+        for (folder, image) in [("a", "1.jpg"), ("b", "2.jpg")] {
+            let images = dir.path().join(folder).join("images");
+            std::fs::create_dir_all(&images).expect("mkdir");
+            std::fs::write(images.join(image), b"not decoded here").expect("write");
+        }
+        std::fs::write(
+            dir.path().join("data.yaml"),
+            "train: [a/images, b/images]\nval: a/images\nnames: [x]\n",
+        )
+        .expect("write");
+        let info = read_data_yaml(&dir.path().join("data.yaml")).expect("read");
+        assert_eq!(
+            info.splits["train"],
+            vec![dir.path().join("a/images"), dir.path().join("b/images")]
+        );
+        let train = open_split(dir.path(), "train").expect("split");
+        let names: Vec<_> = train
+            .samples
+            .iter()
+            .map(|s| {
+                s.image
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+            })
+            .collect();
+        assert_eq!(names, vec![Some("1.jpg".into()), Some("2.jpg".into())]);
     }
 }
