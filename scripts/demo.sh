@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The main job on a fresh machine: set up, build, start a seeded Minetest world under Xvfb and let
-# the agent play it from the screen (planner policy) until it holds a wooden pickaxe, then write
-# the session's HTML report and print its path.
+# the agent play it from the screen (planner policy) until it holds a tree log, then write the
+# session's HTML report and print its path.
 #
-#   scripts/demo.sh [TASK]          closed loop (default task: wooden_pickaxe; log, planks, stick too)
+#   scripts/demo.sh [TASK]          closed loop (default task: log; planks, stick, wooden_pickaxe
+#                                   play the crafting chain, not reliable yet: docs/minetest.md)
 #   scripts/demo.sh detect [FRAME]  only the detector on one frame -> out/overlay.png
 #
 # Env: DEMO_SEED (world seed, default 2024: the player spawns facing a tree), DEMO_STEPS (60),
@@ -24,7 +25,7 @@ if [ "${1:-}" = detect ]; then
   exit 0
 fi
 
-TASK=${1:-wooden_pickaxe}
+TASK=${1:-log}
 SEED=${DEMO_SEED:-2024}
 STEPS=${DEMO_STEPS:-60}
 export GAME_DISPLAY=${GAME_DISPLAY:-:79}

@@ -322,3 +322,27 @@ fn a_turn_straight_back_becomes_a_walk() {
         call("turn", &[-260.0, -20.0])
     );
 }
+
+#[test]
+fn a_walk_that_changes_nothing_is_followed_by_a_jump() {
+    let mut w = world();
+    let aimed = entity("trunk", 650.0, 365.0, false);
+    assert_eq!(
+        act(w.step("Log", vec![aimed.clone()], vec![])),
+        call("move_forward", &[1.0])
+    );
+    // The same box after walking: the player is stuck against a block.
+    assert_eq!(
+        act(w.step("Log", vec![aimed.clone()], vec![])),
+        call("jump_forward", &[1.0])
+    );
+    // The jump worked (the trunk came closer): walking again.
+    let closer = EnvironmentEntity {
+        w: 90.0,
+        ..entity("trunk", 650.0, 365.0, false)
+    };
+    assert_eq!(
+        act(w.step("Log", vec![closer], vec![])),
+        call("move_forward", &[1.0])
+    );
+}

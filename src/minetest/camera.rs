@@ -383,6 +383,21 @@ mod tests {
         assert!(y < 240.0, "{y}");
     }
 
+    /// A scan from the origin looking along +z, one ray cell per face.
+    fn scan_of(nodes: Vec<ScannedNode>) -> Scan {
+        Scan {
+            eye: Vec3 {
+                x: 0.0,
+                y: 0.0,
+                z: 0.0,
+            },
+            yaw_deg: 0.0,
+            pitch_deg: 0.0,
+            grid: 1.0,
+            nodes,
+        }
+    }
+
     fn node(class: &str, x: f64, y: f64, z: f64) -> ScannedNode {
         // The -z face (6) of a node straight ahead, one cell covering the whole face.
         ScannedNode {
@@ -405,23 +420,13 @@ mod tests {
     #[test]
     fn stacked_trunk_nodes_merge_into_one_box_and_tiny_boxes_go() {
         let c = cam(0.0, 0.0);
-        let scan = Scan {
-            eye: Vec3 {
-                x: 0.0,
-                y: 0.0,
-                z: 0.0,
-            },
-            yaw_deg: 0.0,
-            pitch_deg: 0.0,
-            grid: 1.0,
-            nodes: vec![
-                node("tree", 0.0, -1.0, 4.5),
-                node("tree", 0.0, 0.0, 4.5),
-                node("tree", 0.0, 2.0, 4.5), // a gap: its own box
-                node("stone", 2.0, 0.0, 4.5),
-                node("stone", 0.0, 0.0, 400.0), // 1 px far away
-            ],
-        };
+        let scan = scan_of(vec![
+            node("tree", 0.0, -1.0, 4.5),
+            node("tree", 0.0, 0.0, 4.5),
+            node("tree", 0.0, 2.0, 4.5), // a gap: its own box
+            node("stone", 2.0, 0.0, 4.5),
+            node("stone", 0.0, 0.0, 400.0), // 1 px far away
+        ]);
         let columns = ["tree".to_string()];
         let merge = Merge {
             columns: &columns,
@@ -445,23 +450,13 @@ mod tests {
     #[test]
     fn touching_region_nodes_become_one_box() {
         let c = cam(0.0, 0.0);
-        let scan = Scan {
-            eye: Vec3 {
-                x: 0.0,
-                y: 0.0,
-                z: 0.0,
-            },
-            yaw_deg: 0.0,
-            pitch_deg: 0.0,
-            grid: 1.0,
-            nodes: vec![
-                node("stone", 0.0, 0.0, 5.0),
-                node("stone", 1.0, 0.0, 5.0),
-                node("stone", 2.0, -1.0, 6.0), // touches the second one diagonally
-                node("stone", -3.0, 0.0, 5.0), // apart: its own box
-                node("coal_ore", -1.0, 0.0, 5.0), // another class is never merged in
-            ],
-        };
+        let scan = scan_of(vec![
+            node("stone", 0.0, 0.0, 5.0),
+            node("stone", 1.0, 0.0, 5.0),
+            node("stone", 2.0, -1.0, 6.0), // touches the second one diagonally
+            node("stone", -3.0, 0.0, 5.0), // apart: its own box
+            node("coal_ore", -1.0, 0.0, 5.0), // another class is never merged in
+        ]);
         let regions = ["stone".to_string()];
         let merge = Merge {
             regions: &regions,
@@ -483,19 +478,11 @@ mod tests {
     #[test]
     fn a_region_is_not_joined_across_a_panel() {
         let c = cam(0.0, 0.0);
-        let scan = Scan {
-            eye: Vec3 {
-                x: 0.0,
-                y: 0.0,
-                z: 0.0,
-            },
-            yaw_deg: 0.0,
-            pitch_deg: 0.0,
-            grid: 1.0,
-            nodes: (-6..=6)
+        let scan = scan_of(
+            (-6..=6)
                 .map(|x| node("stone", f64::from(x), 0.0, 5.0))
                 .collect(),
-        };
+        );
         let regions = ["stone".to_string()];
         let open = Merge {
             regions: &regions,

@@ -256,6 +256,9 @@ pub struct Planner {
     /// The aiming turn of the step before, if the step before aimed: a turn straight back is
     /// two detections taking turns as the target (seen on the real game), and ends in a walk.
     last_turn: Option<(f32, f32)>,
+    /// The target's box (x, y, w) when the planner last walked toward it: the same box after
+    /// the walk means the player is stuck against a block, and the next walk jumps.
+    last_walk: Option<(f32, f32, f32)>,
 }
 
 /// What the planner looks at in one step.
@@ -310,6 +313,7 @@ impl Planner {
             gather_streak: 0,
             gather_item: None,
             last_turn: None,
+            last_walk: None,
         }
     }
 
@@ -570,9 +574,21 @@ impl Planner {
             } else {
                 0
             };
+            let stuck = self.last_walk.take().is_some_and(|(x, y, w)| {
+                (x - e.x).abs() < 4.0 && (y - e.y).abs() < 4.0 && (w - e.w).abs() < 4.0
+            });
+            self.last_walk = Some((e.x, e.y, e.w));
+            let (skill, why) = if stuck {
+                (
+                    "jump_forward",
+                    format!("the {approach} did not come closer: jump forward onto the block"),
+                )
+            } else {
+                ("move_forward", why)
+            };
             self.pending.push_back((
                 vec![
-                    ArgToken::Token("move_forward".into()),
+                    ArgToken::Token(skill.into()),
                     ArgToken::Number(self.config.approach_seconds),
                 ],
                 why,
