@@ -46,7 +46,7 @@ DISPLAY=$GAME_DISPLAY "$BIN" --game minetest play --policy planner --task "$TASK
 python3 - "$GAME_DIR/world/agent_probe/state.json" <<'PY' || true
 import json, sys
 state = json.load(open(sys.argv[1]))
-items = [f"{s['name']} x{s['count']}" for s in (state.get("main") or [])]
+items = [f"{s['name']} x{int(s['count'])}" for s in (state.get("main") or [])]
 print("inventory (from the game):", ", ".join(items) or "empty")
 PY
 echo "session report: $PWD/out/sessions/$ID/report.html"
