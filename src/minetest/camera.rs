@@ -179,9 +179,6 @@ pub fn node_box(camera: &Camera, node: &ScannedNode, grid: f64) -> Option<PixelB
     (b.x2 > b.x1 && b.y2 > b.y1).then_some(b)
 }
 
-/// Boxes of every scanned node: nodes of `merge_columns` classes stacked in one column
-/// (same x and z, touching in y) become one box (a trunk, not its nodes); boxes narrower or
-/// lower than `min_px` are dropped.
 /// How the labeller joins node boxes into object boxes.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Merge<'a> {
@@ -214,11 +211,16 @@ fn panel_side(b: &PixelBox, panel: Option<[f64; 4]>) -> u8 {
     }
 }
 
+/// Boxes of every scanned node: nodes of `merge.columns` classes stacked in one column (same x
+/// and z, touching in y) become one box (a trunk, not its nodes), touching nodes of
+/// `merge.regions` classes one box per region; boxes narrower or lower than `min_px` are
+/// dropped.
 pub fn scan_boxes(camera: &Camera, scan: &Scan, merge: Merge<'_>, min_px: f64) -> Vec<PixelBox> {
     let mut singles = Vec::new();
     // (class, x, z) -> [(y, box)]
     let mut columns: BTreeMap<(String, i64, i64), Vec<(i64, PixelBox)>> = BTreeMap::new();
-    let mut region_nodes: Vec<(String, [i64; 3], PixelBox)> = Vec::new();
+    // ((class, side of the panel), cell, box)
+    let mut region_nodes: Vec<((String, u8), [i64; 3], PixelBox)> = Vec::new();
     for node in &scan.nodes {
         let Some(b) = node_box(camera, node, scan.grid) else {
             continue;
@@ -236,18 +238,11 @@ pub fn scan_boxes(camera: &Camera, scan: &Scan, merge: Merge<'_>, min_px: f64) -
             node.pos.z.round() as i64,
         ];
         if merge.regions.contains(&node.class) {
-            let class = format!("{}#{}", node.class, panel_side(&b, merge.hidden));
-            region_nodes.push((class, cell, b));
+            let side = panel_side(&b, merge.hidden);
+            region_nodes.push(((node.class.clone(), side), cell, b));
         } else if merge.columns.contains(&node.class) {
-            let key = (
-                node.class.clone(),
-                node.pos.x.round() as i64,
-                node.pos.z.round() as i64,
-            );
-            columns
-                .entry(key)
-                .or_default()
-                .push((node.pos.y.round() as i64, b));
+            let key = (node.class.clone(), cell[0], cell[2]);
+            columns.entry(key).or_default().push((cell[1], b));
         } else {
             singles.push(b);
         }
@@ -304,12 +299,12 @@ pub fn outside_panel(b: &PixelBox, panel: [f64; 4]) -> Option<PixelBox> {
         })
 }
 
-/// One box per connected group of same-class nodes (26-neighbourhood), by union-find.
-fn merge_touching(nodes: Vec<(String, [i64; 3], PixelBox)>) -> Vec<PixelBox> {
-    let index: HashMap<(&str, [i64; 3]), usize> = nodes
+/// One box per connected group of nodes with the same key (26-neighbourhood), by union-find.
+fn merge_touching<K: Eq + std::hash::Hash>(nodes: Vec<(K, [i64; 3], PixelBox)>) -> Vec<PixelBox> {
+    let index: HashMap<(&K, [i64; 3]), usize> = nodes
         .iter()
         .enumerate()
-        .map(|(i, (class, cell, _))| ((class.as_str(), *cell), i))
+        .map(|(i, (key, cell, _))| ((key, *cell), i))
         .collect();
     let mut parent: Vec<usize> = (0..nodes.len()).collect();
     fn root(parent: &mut [usize], mut i: usize) -> usize {
@@ -319,12 +314,12 @@ fn merge_touching(nodes: Vec<(String, [i64; 3], PixelBox)>) -> Vec<PixelBox> {
         }
         i
     }
-    for (i, (class, cell, _)) in nodes.iter().enumerate() {
+    for (i, (key, cell, _)) in nodes.iter().enumerate() {
         for dx in -1..=1 {
             for dy in -1..=1 {
                 for dz in -1..=1 {
                     let next = [cell[0] + dx, cell[1] + dy, cell[2] + dz];
-                    if let Some(&j) = index.get(&(class.as_str(), next)) {
+                    if let Some(&j) = index.get(&(key, next)) {
                         let (a, b) = (root(&mut parent, i), root(&mut parent, j));
                         parent[a] = b;
                     }

@@ -540,19 +540,18 @@ impl Planner {
         };
         let aim_y = e.y - e.h / 2.0 + e.h * rule.aim_y.clamp(0.0, 1.0);
         let (dx, dy) = ((e.x - cx).round(), (aim_y - cy).round());
-        let last_turn = self.last_turn.take();
-        let turns_back = last_turn
+        let turns_back = self
+            .last_turn
+            .take()
             .is_some_and(|(px, py)| (dx + px).hypot(dy + py) <= 2.0 * self.config.aim_tolerance_px);
-        if dx.hypot(dy) > self.config.aim_tolerance_px && turns_back {
+        let aimed = dx.hypot(dy) <= self.config.aim_tolerance_px;
+        if !aimed && turns_back {
             self.gather_streak = 0;
-            self.pending.push_back((
-                vec![
-                    ArgToken::Token("move_forward".into()),
-                    ArgToken::Number(self.config.approach_seconds),
-                ],
+            self.walk(
+                "move_forward",
                 format!("the {approach} to aim at is back where the view was: walk on instead"),
-            ));
-        } else if dx.hypot(dy) > self.config.aim_tolerance_px {
+            );
+        } else if !aimed {
             self.gather_streak = 0;
             self.last_turn = Some((dx, dy));
             self.pending.push_back((
@@ -578,21 +577,14 @@ impl Planner {
                 (x - e.x).abs() < 4.0 && (y - e.y).abs() < 4.0 && (w - e.w).abs() < 4.0
             });
             self.last_walk = Some((e.x, e.y, e.w));
-            let (skill, why) = if stuck {
-                (
+            if stuck {
+                self.walk(
                     "jump_forward",
                     format!("the {approach} did not come closer: jump forward onto the block"),
-                )
+                );
             } else {
-                ("move_forward", why)
-            };
-            self.pending.push_back((
-                vec![
-                    ArgToken::Token(skill.into()),
-                    ArgToken::Number(self.config.approach_seconds),
-                ],
-                why,
-            ));
+                self.walk("move_forward", why);
+            }
         } else {
             self.gather_streak += 1;
             self.pending.push_back((
@@ -601,6 +593,17 @@ impl Planner {
             ));
         }
         Ok(())
+    }
+
+    /// Queues one walk (or jump) of `approach_seconds` toward what is aimed at.
+    fn walk(&mut self, skill: &str, why: String) {
+        self.pending.push_back((
+            vec![
+                ArgToken::Token(skill.into()),
+                ArgToken::Number(self.config.approach_seconds),
+            ],
+            why,
+        ));
     }
 
     /// Turns a template into a call, reading positions and hotbar keys off the screen.
@@ -643,20 +646,19 @@ impl Planner {
     fn screen_icon(&self, node: NodeIndex, view: &View) -> Option<(f32, f32)> {
         let screen = self.screen.as_deref()?;
         let icons = &view.visual.attributes.get(&node)?.icons;
-        let mut slots = screen_slots(screen, view);
-        if let Some(rule) = self
+        let slots = match self
             .config
             .screens
             .get(screen)
             .filter(|r| !r.take_from.is_empty())
         {
-            let allowed: Vec<(f32, f32)> = rule
+            Some(rule) => rule
                 .take_from
                 .iter()
                 .flat_map(|region| screen_slots(&format!("{screen}.{region}"), view))
-                .collect();
-            slots = allowed;
-        }
+                .collect(),
+            None => screen_slots(screen, view),
+        };
         icons
             .iter()
             .find(|i| on_a_slot(i.x, i.y, &slots, view))
@@ -702,16 +704,12 @@ impl Planner {
         if let Some(s) = &self.screen {
             regions.push(format!("{s}.hotbar"));
         }
-        let tolerance = 10.0 * view.layout.scale() as f32;
         for region in &regions {
             for slot in 0..9u8 {
-                let Ok((sx, sy)) = view.layout.slot_center(&format!("{region}.{slot}")) else {
+                let Ok(centre) = view.layout.slot_center(&format!("{region}.{slot}")) else {
                     continue;
                 };
-                if icons
-                    .iter()
-                    .any(|i| (i.x - sx).abs() <= tolerance && (i.y - sy).abs() <= tolerance)
-                {
+                if icons.iter().any(|i| on_a_slot(i.x, i.y, &[centre], view)) {
                     return Ok(slot + 1);
                 }
             }
