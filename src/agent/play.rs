@@ -352,7 +352,8 @@ pub fn play(
         stage.prompt = ms_since(t);
 
         // Success is read off the screen before deciding anything else.
-        let success = pipeline::target_in_inventory(parts, &graph);
+        let success =
+            pipeline::target_in_inventory(parts, &graph, perception.frame_w, perception.frame_h);
 
         let t = Instant::now();
         let decision = if success {

@@ -39,6 +39,11 @@ pub struct AutoLabelConfig {
     pub merge_regions: Vec<String>,
     /// Icon classes: item name -> class.
     pub icons: BTreeMap<String, String>,
+    /// Items put into the random inventories but never labelled: what a player also carries
+    /// (dirt, leaves, saplings, apples), so the detector learns that they are none of the
+    /// classes. Without them the closed loop read dug dirt as planks.
+    #[serde(default)]
+    pub distractors: Vec<String>,
     /// Node names the labeller stands near, drawn in turn.
     pub views: Vec<Vec<String>>,
     /// Nodes farther than this (nodes) from the eye are not labelled.
@@ -139,6 +144,15 @@ impl AutoLabelConfig {
         for c in self.icons.values() {
             known(c, "icons")?;
         }
+        if let Some(d) = self
+            .distractors
+            .iter()
+            .find(|d| self.icons.contains_key(*d))
+        {
+            return Err(format!(
+                "distractors names \"{d}\", a labelled item in [autolabel.icons]"
+            ));
+        }
         if self.views.is_empty() || self.views.iter().any(Vec::is_empty) {
             return Err("`views` needs at least one non-empty list of node names".into());
         }
@@ -196,9 +210,17 @@ pub struct InventoryPlan {
 }
 
 /// A random inventory: a few of the labelled items in random main slots (the first 8 show in
-/// the HUD hotbar), and with the inventory open some in the craft grid too.
+/// the HUD hotbar), and with the inventory open some in the craft grid too. A third of the
+/// stacks are distractors when the profile lists any.
 pub fn random_inventory(config: &AutoLabelConfig, rng: &mut SplitMix, open: bool) -> InventoryPlan {
-    let items: Vec<&String> = config.icons.keys().collect();
+    let labelled: Vec<&String> = config.icons.keys().collect();
+    let pick = |rng: &mut SplitMix| -> String {
+        if !config.distractors.is_empty() && rng.below(3) == 0 {
+            config.distractors[rng.below(config.distractors.len())].clone()
+        } else {
+            labelled[rng.below(labelled.len())].clone()
+        }
+    };
     let mut main = vec![String::new(); 32];
     let stacks = rng.below(9);
     for _ in 0..stacks {
@@ -208,14 +230,14 @@ pub fn random_inventory(config: &AutoLabelConfig, rng: &mut SplitMix, open: bool
         } else {
             rng.below(32)
         };
-        let item = items[rng.below(items.len())];
+        let item = pick(rng);
         main[slot] = format!("{item} {}", 1 + rng.below(20));
     }
     let mut craft = vec![String::new(); 9];
     if open {
         for slot in craft.iter_mut() {
             if rng.below(4) == 0 {
-                *slot = format!("{} 1", items[rng.below(items.len())]);
+                *slot = format!("{} 1", pick(rng));
             }
         }
     }
@@ -475,6 +497,29 @@ mod tests {
         assert_ne!(a, other);
         assert_eq!(a.main.len(), 32);
         assert_eq!(a.craft.len(), 9);
+    }
+
+    #[test]
+    fn distractors_fill_some_slots_and_get_no_box() {
+        let c = config();
+        assert!(
+            !c.distractors.is_empty(),
+            "the shipped profile lists distractors"
+        );
+        let mut rng = SplitMix::new(1);
+        let mut placed = 0;
+        for _ in 0..50 {
+            let inv = random_inventory(&c, &mut rng, true);
+            for stack in inv.main.iter().chain(&inv.craft) {
+                let item = stack.split(' ').next().unwrap_or_default();
+                if c.distractors.iter().any(|d| d == item) {
+                    placed += 1;
+                    assert!(!c.icons.contains_key(item), "{item} is labelled");
+                }
+            }
+        }
+        // A third of about 4 stacks (+ 2 grid items) over 50 inventories.
+        assert!(placed > 30, "{placed} distractor stacks");
     }
 
     #[test]

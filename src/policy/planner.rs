@@ -270,18 +270,20 @@ pub struct View<'a> {
 }
 
 impl View<'_> {
+    /// Whether the player owns `node`: its icon in a bag slot (`[gui] bag_regions`), not one
+    /// left in a craft grid.
     fn has(&self, node: NodeIndex) -> bool {
-        self.visual
-            .attributes
-            .get(&node)
-            .is_some_and(|a| !a.icons.is_empty())
+        self.icon(node).is_some()
     }
 
+    /// Where `node`'s icon is in the bag.
     fn icon(&self, node: NodeIndex) -> Option<(f32, f32)> {
         self.visual
             .attributes
-            .get(&node)
-            .and_then(|a| a.icons.first())
+            .get(&node)?
+            .icons
+            .iter()
+            .find(|i| self.layout.in_bag(i.x, i.y))
             .map(|i| (i.x, i.y))
     }
 }
@@ -298,10 +300,7 @@ fn screen_slots(screen: &str, view: &View) -> Vec<(f32, f32)> {
 }
 
 fn on_a_slot(x: f32, y: f32, slots: &[(f32, f32)], view: &View) -> bool {
-    let tolerance = 10.0 * view.layout.scale() as f32;
-    slots
-        .iter()
-        .any(|(sx, sy)| (x - sx).abs() <= tolerance && (y - sy).abs() <= tolerance)
+    slots.iter().any(|c| view.layout.on_slot(x, y, *c))
 }
 
 impl Planner {

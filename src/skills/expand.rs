@@ -49,6 +49,11 @@ pub struct Camera {
     pub max_counts_per_move: i32,
     /// ...this many milliseconds apart, so the game sees a smooth turn.
     pub move_interval_ms: u64,
+    /// Wait before and after every pointer move (`move_to`, `move_to_slot`). A game that reads
+    /// the pointer's position once a frame (Minetest's inventory) would otherwise apply a click
+    /// to the slot the pointer was on a frame before, or see a release after the move as a drag.
+    #[serde(default)]
+    pub pointer_settle_ms: u64,
 }
 
 /// Window pixel centres of named GUI slots for the current window size and GUI scale.
@@ -312,15 +317,12 @@ impl Expansion<'_> {
             Step::ButtonUp { button } => self.push(InputEvent::ButtonUp { button: *button })?,
             Step::MoveTo { x, y } => {
                 let (x, y) = (self.value(x)?.round() as i32, self.value(y)?.round() as i32);
-                self.push(InputEvent::MoveTo { x, y })?;
+                self.move_pointer(x, y)?;
             }
             Step::MoveToSlot { slot } => {
                 let name = self.fill_template(slot)?;
                 let (x, y) = self.ctx.slots.slot_center(&name)?;
-                self.push(InputEvent::MoveTo {
-                    x: x.round() as i32,
-                    y: y.round() as i32,
-                })?;
+                self.move_pointer(x.round() as i32, y.round() as i32)?;
             }
             Step::Aim { x, y } => {
                 let (x, y) = (self.value(x)?, self.value(y)?);
@@ -350,6 +352,22 @@ impl Expansion<'_> {
                     }
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// Moves the pointer, settled on both sides (`[camera] pointer_settle_ms`): a game that
+    /// reads the pointer once a frame must see a release where it happened (else it is a drag
+    /// to the new place) and the new place before the next press.
+    fn move_pointer(&mut self, x: i32, y: i32) -> Result<(), String> {
+        let ms = self.ctx.camera.pointer_settle_ms;
+        let settled = matches!(self.events.last(), None | Some(InputEvent::Wait { .. }));
+        if ms > 0 && !settled {
+            self.push(InputEvent::Wait { ms })?;
+        }
+        self.push(InputEvent::MoveTo { x, y })?;
+        if ms > 0 {
+            self.push(InputEvent::Wait { ms })?;
         }
         Ok(())
     }
@@ -477,6 +495,7 @@ mod tests {
                 degrees_per_count: 1.0,
                 max_counts_per_move: 10,
                 move_interval_ms: 5,
+                pointer_settle_ms: 0,
             },
         }
     }
@@ -514,6 +533,52 @@ mod tests {
         let b = plan(&library(), &named, &ctx(&keys)).expect("named");
         assert_eq!(a, b);
         assert_eq!(a[0], InputEvent::MoveTo { x: 10, y: 20 });
+    }
+
+    #[test]
+    fn a_pointer_settle_waits_after_each_move_before_the_click() {
+        let keys = KeyMap::default();
+        let mut c = ctx(&keys);
+        c.camera.pointer_settle_ms = 120;
+        let call = SkillCall {
+            skill: "click_at".into(),
+            args: [10.0, 20.0]
+                .map(|value| CallArg { name: None, value })
+                .to_vec(),
+        };
+        let events = plan(&library(), &call, &c).expect("plan");
+        assert_eq!(
+            events[..3],
+            [
+                InputEvent::MoveTo { x: 10, y: 20 },
+                InputEvent::Wait { ms: 120 },
+                InputEvent::ButtonDown {
+                    button: Button::Left
+                },
+            ]
+        );
+        // A second click: the release settles before the pointer leaves.
+        let mut twice = library();
+        let steps = twice.skills[0].steps.clone();
+        twice.skills[0].steps.extend(steps);
+        let events = plan(&twice, &call, &c).expect("plan");
+        assert_eq!(
+            events[5..8],
+            [
+                InputEvent::Wait { ms: 120 },
+                InputEvent::MoveTo { x: 10, y: 20 },
+                InputEvent::Wait { ms: 120 },
+            ]
+        );
+        assert_eq!(
+            events[4],
+            InputEvent::ButtonUp {
+                button: Button::Left
+            }
+        );
+        // Without it the press follows the move at once.
+        let events = plan(&library(), &call, &ctx(&keys)).expect("plan");
+        assert!(matches!(events[1], InputEvent::ButtonDown { .. }));
     }
 
     #[test]

@@ -130,6 +130,10 @@ pub struct GuiGeometry {
     /// window size) sets the scale here; `game.gui_scale` is then ignored.
     fixed_scale: Option<u32>,
     screens: BTreeMap<String, Screen>,
+    /// Region names (in any screen) whose slots hold what the player owns (`hotbar`, `main`);
+    /// empty: every slot. A craft grid or result slot is not owned: an item left there is not
+    /// in the bag, and a task is not done because its item shows there.
+    bag_regions: Vec<String>,
 }
 
 // The top level is not strict: `[keys]` and other parts of the profile belong to other loaders.
@@ -145,6 +149,8 @@ struct RawGui {
     pitch: Spanned<RawPitch>,
     #[serde(default)]
     fixed_scale: Option<Spanned<u32>>,
+    #[serde(default)]
+    bag_regions: Option<Spanned<Vec<String>>>,
     screens: BTreeMap<String, Spanned<RawScreen>>,
 }
 
@@ -312,11 +318,26 @@ impl GuiGeometry {
                 let screen = at.screen(&name, raw, slot_size, pitch)?;
                 Ok((name, screen))
             })
-            .collect::<Result<_, DataFileError>>()?;
+            .collect::<Result<BTreeMap<String, Screen>, DataFileError>>()?;
+        let bag_regions = match gui.bag_regions {
+            Some(list) => {
+                for name in list.get_ref() {
+                    if !screens.values().any(|s| s.regions.contains_key(name)) {
+                        return Err(at.error(
+                            &list,
+                            format!("gui.bag_regions: no screen has a region \"{name}\""),
+                        ));
+                    }
+                }
+                list.into_inner()
+            }
+            None => Vec::new(),
+        };
         Ok(GuiGeometry {
             slot_size,
             fixed_scale,
             screens,
+            bag_regions,
         })
     }
 
@@ -451,6 +472,32 @@ impl GuiLayout<'_> {
     /// Every valid location (the same list as [`GuiGeometry::locations`]).
     pub fn locations(&self) -> Vec<String> {
         self.geometry.locations()
+    }
+
+    /// Whether an icon centred at (x, y) sits in a slot the player owns (`[gui] bag_regions`,
+    /// in any screen): within 10 GUI pixels of the slot's centre. Without `bag_regions` every
+    /// place counts.
+    pub fn in_bag(&self, x: f32, y: f32) -> bool {
+        let bag = &self.geometry.bag_regions;
+        if bag.is_empty() {
+            return true;
+        }
+        self.locations()
+            .iter()
+            .filter(|l| {
+                l.split('.')
+                    .nth(1)
+                    .is_some_and(|r| bag.iter().any(|b| b == r))
+            })
+            .filter_map(|l| self.slot_center(l).ok())
+            .any(|centre| self.on_slot(x, y, centre))
+    }
+
+    /// Whether a detected icon centred at (x, y) is the item in the slot centred at `centre`:
+    /// within 10 GUI pixels on both axes (icons are drawn centred in their slot).
+    pub fn on_slot(&self, x: f32, y: f32, (sx, sy): (f32, f32)) -> bool {
+        let tolerance = 10.0 * self.scale as f32;
+        (x - sx).abs() <= tolerance && (y - sy).abs() <= tolerance
     }
 }
 
@@ -780,6 +827,39 @@ mod tests {
         assert!(m.contains("gui"), "{m}");
         let (line, m) = parse_err(&format!("{HEAD}[gui.screens]\n"));
         assert_eq!((line, m.as_str()), (4, "gui.screens: no screens defined"));
+    }
+
+    #[test]
+    fn bag_regions_say_which_slots_are_owned() {
+        let geo = minecraft();
+        // 854 x 480 -> scale 2; inventory.main.0's centre, the craft grid's first slot, the
+        // HUD hotbar's fourth slot.
+        let layout = geo.layout(854, 480, AUTO);
+        let centre = |l: &str| layout.slot_center(l).unwrap_or_else(|e| panic!("{e}"));
+        let (mx, my) = centre("inventory.main.0");
+        assert!(layout.in_bag(mx, my));
+        assert!(layout.in_bag(mx + 19.0, my - 19.0), "within 10 GUI px");
+        // Above the top row (the next slot to the side is only 18 GUI px away).
+        assert!(!layout.in_bag(mx, my - 21.0), "more than 10 GUI px off");
+        let (hx, hy) = centre("hud.hotbar.3");
+        assert!(layout.in_bag(hx, hy));
+        for work in ["inventory.craft.0", "inventory.result", "furnace.fuel"] {
+            let (x, y) = centre(work);
+            assert!(!layout.in_bag(x, y), "{work} is not the bag");
+        }
+        // Without the key every place counts.
+        let text = format!(
+            "{HEAD}[gui.screens.s]\nsize = [20, 20]\n[gui.screens.s.regions]\nr = {{ origin = [2, 2] }}\n"
+        );
+        let open = GuiGeometry::parse(&text, Path::new("g.toml")).unwrap_or_else(|e| panic!("{e}"));
+        assert!(open.layout(854, 480, AUTO).in_bag(1.0, 1.0));
+        // A region no screen has is refused, on the key's line.
+        let text = text.replace("pitch = 18\n", "pitch = 18\nbag_regions = [\"bag\"]\n");
+        let (line, m) = parse_err(&text);
+        assert_eq!(
+            (line, m.as_str()),
+            (7, "gui.bag_regions: no screen has a region \"bag\"")
+        );
     }
 
     #[test]

@@ -118,5 +118,8 @@ fn check_camera(c: &Camera) -> Result<(), String> {
     if c.move_interval_ms > 1_000 {
         return Err("camera.move_interval_ms must be 0-1000".into());
     }
+    if c.pointer_settle_ms > 1_000 {
+        return Err("camera.pointer_settle_ms must be 0-1000".into());
+    }
     Ok(())
 }
