@@ -18,10 +18,11 @@ fn artifacts() -> PathBuf {
     dir
 }
 
-/// Plays one task to its end; returns the session folder and the command's output.
-fn play(game: &MinetestGame, task: &str, max_steps: u32) -> (bool, PathBuf, String) {
+/// Plays one task to its end; returns the session folder and the command's output. `attempt`
+/// keeps the session ids of a retry apart from the first try's.
+fn play(game: &MinetestGame, task: &str, max_steps: u32, attempt: u64) -> (bool, PathBuf, String) {
     let sessions = artifacts();
-    let id = format!("{task}-{}", std::process::id());
+    let id = format!("{task}-{}-{attempt}", std::process::id());
     let o = support::binary()
         .args([
             "--game", "minetest", "play", "--policy", "planner", "--task", task,
@@ -82,69 +83,57 @@ fn check_report(session: &Path) {
     assert!(html.contains("<html"), "not an HTML report");
 }
 
-/// Plays `task` and checks the game's own inventory for `item` afterwards.
-fn play_until(game: &MinetestGame, probe: &Probe, task: &str, item: &str, max_steps: u32) {
-    let (ok, session, log) = play(game, task, max_steps);
-    check_report(&session);
-    let inv = inventory(probe);
-    assert!(
-        inv.count(item) >= 1,
-        "no {item} in the game's inventory after `play --task {task}` (agent said ok={ok}); \
-         inventory {:?}\n{log}\nsession {}\ngame log:\n{}",
-        inv.main,
-        session.display(),
-        game.log_tail()
-    );
-    assert!(
-        ok,
-        "the game has {item} but the agent did not see its task {task} done:\n{log}\nsession {}",
-        session.display()
-    );
+/// The tasks of the closed loop, each a `play` of its own on one world, in tech-tree order:
+/// (task, the game's item that proves it, step limit). Cobblestone and the stone pickaxe follow
+/// in `tools/closed_loop_runs.py` but are not reliable enough for CI yet (docs/minetest.md).
+const CHAIN: [(&str, &str, u32); 4] = [
+    ("log", "default:tree", 40),
+    ("planks", "default:wood", 10),
+    ("stick", "default:stick", 10),
+    ("wooden_pickaxe", "default:pick_wood", 12),
+];
+
+/// Plays the chain on a running game; the first task whose item is not in the game's
+/// inventory afterwards (or that the agent did not see done) ends it with the reason.
+fn play_chain(game: &MinetestGame, probe: &Probe, attempt: u64) -> Result<(), String> {
+    for (task, item, max_steps) in CHAIN {
+        let (ok, session, log) = play(game, task, max_steps, attempt);
+        check_report(&session);
+        let inv = inventory(probe);
+        if inv.count(item) < 1 || !ok {
+            return Err(format!(
+                "task {task}: {item} x{} in the game's inventory, agent ok={ok}; inventory {:?}\n\
+                 session {}\n{log}\ngame log:\n{}",
+                inv.count(item),
+                inv.main,
+                session.display(),
+                game.log_tail()
+            ));
+        }
+    }
+    Ok(())
 }
 
-/// The log task in a fresh world: the player stands in front of a tree (the test's set-up) and
-/// must find, approach, aim at and chop it from the screen. An agent's task has a success rate,
-/// not a certainty: measured 12 of 13 over three rounds of fixes, 4 of 4 as shipped
-/// (docs/minetest.md), so one
-/// more try in a fresh world with another starting view is allowed before the test fails; both
-/// sessions stay in the artifacts.
+/// The closed loop in a fresh world 2024: the player stands in front of a tree (the test's
+/// set-up) and must find, approach, aim at and chop it from the screen, then craft planks,
+/// sticks and a wooden pickaxe, each judged by what the game says the player holds. An agent's task has a success rate, not a certainty
+/// (measured in docs/minetest.md: the four tasks succeeded together in 9 of 10 seeded runs; dug
+/// dirt read as planks is the known failure), so the chain is tried in up to three fresh worlds
+/// with other starting views before the test fails; every session stays in the artifacts.
 #[test]
-fn planner_obtains_a_log_in_the_real_game() {
+fn planner_gets_a_log_then_crafts_up_to_a_wooden_pickaxe_in_the_real_game() {
     let mut failures = Vec::new();
-    for view_seed in [11, 12] {
+    for view_seed in [11, 12, 13] {
         let game = MinetestGame::start(2024);
         let mut probe = Probe::open(&game.probe).expect("probe");
         face_a_tree(&mut probe, view_seed);
-        let (ok, session, log) = play(&game, "log", 40);
-        check_report(&session);
-        let inv = inventory(&probe);
-        if ok && inv.count("default:tree") >= 1 {
-            return;
+        match play_chain(&game, &probe, view_seed) {
+            Ok(()) => return,
+            Err(e) => failures.push(format!("view seed {view_seed}: {e}")),
         }
-        failures.push(format!(
-            "view seed {view_seed}: agent ok={ok}, inventory {:?}, session {}\n{log}\ngame log:\n{}",
-            inv.main,
-            session.display(),
-            game.log_tail()
-        ));
     }
-    panic!("no log in two fresh worlds:\n{}", failures.join("\n---\n"));
-}
-
-/// The chain the issue asks for: a log, then planks, sticks and a wooden pickaxe, each task a
-/// `play` of its own on the same world, each judged by what the game says the player holds.
-/// Not reliable yet (measured as shipped: planks 2 of 4, sticks 1 of 2, pickaxe 0 of 1; some
-/// crafting clicks leave the planks in the craft grid): run it with
-/// `cargo test --test minetest_closed_loop -- --ignored`.
-#[test]
-#[ignore = "the crafting chain is not reliable yet (docs/minetest.md): opt-in"]
-fn planner_gets_a_log_then_crafts_up_to_a_wooden_pickaxe_in_the_real_game() {
-    let game = MinetestGame::start(2024);
-    let mut probe = Probe::open(&game.probe).expect("probe");
-    face_a_tree(&mut probe, 11);
-
-    play_until(&game, &probe, "log", "default:tree", 40);
-    play_until(&game, &probe, "planks", "default:wood", 10);
-    play_until(&game, &probe, "stick", "default:stick", 10);
-    play_until(&game, &probe, "wooden_pickaxe", "default:pick_wood", 12);
+    panic!(
+        "the chain failed in three fresh worlds:\n{}",
+        failures.join("\n---\n")
+    );
 }

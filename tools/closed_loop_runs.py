@@ -3,7 +3,8 @@
 
 Each run starts a fresh world (tests/minetest/gameenv.sh), stands the player in front of a tree
 (the probe's view_near with the run's seed, as the closed-loop test does), then plays
-log -> planks -> stick -> wooden_pickaxe with `vistawise --game minetest play`, each task a session
+log -> planks -> stick -> wooden_pickaxe -> cobblestone -> stone_pickaxe (`--tasks` picks the
+first ones) with `vistawise --game minetest play`, each task a session
 of its own, and asks the game (the probe's inventory) whether the task's item is there. A task is
 only tried when the one before it succeeded. Prints a table and writes OUT/runs.json with every
 session's path, steps, end reason and the median time of each pipeline stage.
@@ -31,6 +32,8 @@ CHAIN = [  # task, the game's item that proves it, step limit
     ("planks", "default:wood", 10),
     ("stick", "default:stick", 10),
     ("wooden_pickaxe", "default:pick_wood", 12),
+    ("cobblestone", "default:cobble", 12),
+    ("stone_pickaxe", "default:pick_stone", 12),
 ]
 STAGES = ["capture", "detect", "graph", "prompt", "policy", "act"]
 
@@ -107,6 +110,8 @@ def main() -> int:
     ap.add_argument("--bin", default=str(REPO / "target/debug/vistawise"))
     ap.add_argument("--out", default=str(REPO / "out/closed-loop-runs"))
     ap.add_argument("--display", default=":83")
+    ap.add_argument("--tasks", type=int, default=len(CHAIN),
+                    help=f"play the first N tasks of the chain ({', '.join(t for t, _, _ in CHAIN)})")
     ap.add_argument("play_args", nargs="*", help="extra arguments for every `vistawise play` (after --)")
     args = ap.parse_args()
     if not Path(args.bin).exists():
@@ -125,7 +130,7 @@ def main() -> int:
             probe.send({"op": "clear_inv"})
             probe.send({"op": "view_near", "names": ["default:tree"], "seed": seed, "radius": 24,
                         "min_dist": 2.5, "max_dist": 4.5})
-            for task, item, steps in CHAIN:
+            for task, item, steps in CHAIN[:args.tasks]:
                 sid = f"{task}-seed{seed}"
                 t0 = time.time()
                 p = subprocess.run(
@@ -156,7 +161,7 @@ def main() -> int:
     print(f"\n{args.runs} runs, world {args.world}, policy {args.policy}")
     print("| task | successes | tried | median steps (successes) |")
     print("|---|---:|---:|---:|")
-    for task, _, _ in CHAIN:
+    for task, _, _ in CHAIN[:args.tasks]:
         tried = [t for r in runs for t in r["tasks"] if t["task"] == task]
         ok = [t for t in tried if t["success"]]
         steps = statistics.median([t.get("steps", 0) for t in ok]) if ok else "-"
