@@ -43,9 +43,17 @@ fn the_game_labels_its_own_frames_and_resumes() {
         .map(|e| e.expect("entry").path())
         .collect();
     labels.sort();
+    // A frame whose view finds no place to stand is dropped, never labelled, and said so: near
+    // spawn in world 2024 the stone views (a third, drawn at random) mostly find none.
+    let refused = log.matches("the game refused command view_near").count();
+    assert_eq!(
+        labels.len() + refused,
+        8,
+        "every frame labelled or its drop reported:\n{log}"
+    );
     assert!(
-        labels.len() >= 6,
-        "at most 2 of 8 frames may be dropped: {labels:?}\n{log}"
+        labels.len() >= 4,
+        "at most half of 8 frames may be dropped: {labels:?}\n{log}"
     );
     let mut per_class: BTreeMap<usize, usize> = BTreeMap::new();
     for l in &labels {

@@ -369,7 +369,10 @@ pub fn label_frame(
 ) -> Result<LabeledFrame, AutoLabelError> {
     let mut rng = SplitMix::new(seed ^ index.wrapping_mul(0xA24B_AED4_963E_E407));
     let open = rng.unit() < config.inventory_fraction;
-    let inv = random_inventory(config, &mut rng, open);
+    // The inventory draws from a stream of its own, so where the labeller stands does not
+    // change with what the inventories hold (e.g. when distractor items are added).
+    let mut inventory_rng = SplitMix::new(rng.next_u64());
+    let inv = random_inventory(config, &mut inventory_rng, open);
     let names = &config.views[rng.below(config.views.len())];
     let answers = probe.batch(
         vec![
