@@ -452,6 +452,11 @@ impl GuiLayout<'_> {
     /// than the scaled window starts off-window (negative coordinates), as it does in the game.
     pub fn slot_center(&self, location: &str) -> Result<(f32, f32), GuiError> {
         let (screen, region, index) = self.geometry.resolve(location)?;
+        Ok(self.centre_of(screen, region, index))
+    }
+
+    /// The centre of slot `index` of `region` on `screen` (see [`Self::slot_center`]).
+    fn centre_of(&self, screen: &Screen, region: &Region, index: u32) -> (f32, f32) {
         let (w, h) = (i64::from(screen.size.0), i64::from(screen.size.1));
         let left = (self.scaled_w - w) / 2;
         let top = match screen.anchor {
@@ -463,10 +468,10 @@ impl GuiLayout<'_> {
         let y = top + i64::from(region.origin.1) + i64::from(index / region.columns) * py;
         let half = f64::from(self.geometry.slot_size) / 2.0;
         let scale = f64::from(self.scale);
-        Ok((
+        (
             ((x as f64 + half) * scale) as f32,
             ((y as f64 + half) * scale) as f32,
-        ))
+        )
     }
 
     /// Every valid location (the same list as [`GuiGeometry::locations`]).
@@ -482,15 +487,16 @@ impl GuiLayout<'_> {
         if bag.is_empty() {
             return true;
         }
-        self.locations()
-            .iter()
-            .filter(|l| {
-                l.split('.')
-                    .nth(1)
-                    .is_some_and(|r| bag.iter().any(|b| b == r))
-            })
-            .filter_map(|l| self.slot_center(l).ok())
-            .any(|centre| self.on_slot(x, y, centre))
+        self.geometry.screens.values().any(|screen| {
+            screen
+                .regions
+                .iter()
+                .filter(|(name, _)| bag.contains(name))
+                .any(|(_, region)| {
+                    (0..region.count())
+                        .any(|i| self.on_slot(x, y, self.centre_of(screen, region, i)))
+                })
+        })
     }
 
     /// Whether a detected icon centred at (x, y) is the item in the slot centred at `centre`:
