@@ -1,5 +1,5 @@
 //! `vistawise annotate --auto minetest` on the real game: labelled frames in the YOLO layout,
-//! deterministic choices, resume without redoing work.
+//! deterministic choices, pits for stone and ore views, resume without redoing work.
 
 mod support;
 
@@ -43,8 +43,7 @@ fn the_game_labels_its_own_frames_and_resumes() {
         .map(|e| e.expect("entry").path())
         .collect();
     labels.sort();
-    // A frame whose view finds no place to stand is dropped, never labelled, and said so: near
-    // spawn in world 2024 the stone views (a third, drawn at random) mostly find none.
+    // A frame whose view finds no place to stand is dropped, never labelled, and said so.
     let refused = log.matches("the game refused command view_near").count();
     assert_eq!(
         labels.len() + refused,
@@ -86,6 +85,11 @@ fn the_game_labels_its_own_frames_and_resumes() {
     assert!(
         per_class.keys().any(|c| *c >= 3),
         "no icon boxes: {per_class:?}"
+    );
+    // The pits the labeller digs first put stone and coal ore walls in sunlight.
+    assert!(
+        per_class.get(&1).copied().unwrap_or(0) + per_class.get(&2).copied().unwrap_or(0) >= 1,
+        "no stone or coal ore boxes: {per_class:?}\n{log}"
     );
 
     // Resume: the same command finds every frame done and rewrites nothing.

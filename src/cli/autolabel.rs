@@ -131,6 +131,18 @@ pub fn run(ctx: &AppContext, game: &str, out: &Path, args: &AutoArgs) -> Result<
         "Written by vistawise annotate --auto: labelled by the game itself.",
     )?;
     let center = labelling_center(out, &probe)?;
+    if let Some(pits) = &config.pits {
+        // Digging again on a resumed run changes nothing: the boxes depend on the centre only.
+        let mut cleared = 0u64;
+        for [lo, hi] in pits.boxes(center) {
+            let corner = |c: [i64; 3]| serde_json::json!({"x": c[0], "y": c[1], "z": c[2]});
+            let answer = probe
+                .send(serde_json::json!({"op": "excavate", "min": corner(lo), "max": corner(hi)}))
+                .with_context(|| format!("cannot dig the pit {lo:?}..{hi:?}"))?;
+            cleared += answer.get("cleared").and_then(|c| c.as_u64()).unwrap_or(0);
+        }
+        tracing::info!("dug {} pits ({cleared} nodes cleared)", pits.count);
+    }
 
     let done = |i: u64| {
         out.join("labels")

@@ -39,11 +39,15 @@ pub struct AutoLabelConfig {
     pub merge_regions: Vec<String>,
     /// Icon classes: item name -> class.
     pub icons: BTreeMap<String, String>,
-    /// Items put into the random inventories but never labelled: what a player also carries
-    /// (dirt, leaves, saplings, apples), so the detector learns that they are none of the
-    /// classes. Without them the closed loop read dug dirt as planks.
+    /// Items put into the random inventories but never labelled, with their weights: what a
+    /// player also carries (dirt, leaves, saplings, apples), so the detector learns that they
+    /// are none of the classes. Without them the closed loop read dug dirt as planks.
     #[serde(default)]
-    pub distractors: Vec<String>,
+    pub distractors: BTreeMap<String, u32>,
+    /// Open pits dug around the labelling centre before the first frame, so that stone and ore
+    /// walls are in sunlight (ore exposed at the surface is rare and caves are unlit).
+    #[serde(default)]
+    pub pits: Option<PitConfig>,
     /// Node names the labeller stands near, drawn in turn.
     pub views: Vec<Vec<String>>,
     /// Nodes farther than this (nodes) from the eye are not labelled.
@@ -69,6 +73,58 @@ pub struct AutoLabelConfig {
     /// World boxes darker than this mean luma (0-255) on the screenshot are not labelled.
     #[serde(default = "default_min_box_luma")]
     pub min_box_luma: f64,
+}
+
+/// `[autolabel] pits`: `count` pits, each `2 * half_width + 1` nodes square and `depth` nodes
+/// deep below the centre's feet, their centres `distance` nodes from the labelling centre.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PitConfig {
+    pub count: u32,
+    pub half_width: i64,
+    pub depth: i64,
+    pub distance: f64,
+}
+
+/// Nodes above the centre's feet a pit also clears (trees, a hillside), so its walls get sun.
+const PIT_CLEAR_ABOVE: i64 = 16;
+
+impl PitConfig {
+    /// The pits' boxes around `center` (inclusive node corners `[min, max]`), evenly spread on
+    /// a circle: they depend on the centre only, so a resumed run digs the same (already dug)
+    /// pits again, which changes nothing.
+    pub fn boxes(&self, center: [f64; 3]) -> Vec<[[i64; 3]; 2]> {
+        (0..self.count)
+            .map(|k| {
+                let angle = std::f64::consts::TAU * f64::from(k) / f64::from(self.count.max(1));
+                let cx = (center[0] + self.distance * angle.cos()).round() as i64;
+                let cz = (center[2] + self.distance * angle.sin()).round() as i64;
+                let y = center[1].round() as i64;
+                [
+                    [cx - self.half_width, y - self.depth, cz - self.half_width],
+                    [
+                        cx + self.half_width,
+                        y + PIT_CLEAR_ABOVE,
+                        cz + self.half_width,
+                    ],
+                ]
+            })
+            .collect()
+    }
+
+    fn check(&self) -> Result<(), String> {
+        if self.half_width < 1 || self.depth < 1 || self.half_width > 30 || self.depth > 40 {
+            return Err("pits need 1 <= half_width <= 30 and 1 <= depth <= 40".into());
+        }
+        // The player stands at the centre when the pits are dug: it must not fall in.
+        if self.distance < (self.half_width as f64 + 1.0) * std::f64::consts::SQRT_2 {
+            return Err(
+                "pits.distance must keep the pits off the centre (> (half_width + 1) * 1.42)"
+                    .into(),
+            );
+        }
+        Ok(())
+    }
 }
 
 fn default_min_box_luma() -> f64 {
@@ -146,12 +202,20 @@ impl AutoLabelConfig {
         }
         if let Some(d) = self
             .distractors
-            .iter()
+            .keys()
             .find(|d| self.icons.contains_key(*d))
         {
             return Err(format!(
                 "distractors names \"{d}\", a labelled item in [autolabel.icons]"
             ));
+        }
+        if let Some((d, _)) = self.distractors.iter().find(|(_, w)| **w == 0) {
+            return Err(format!(
+                "distractors gives \"{d}\" weight 0 (leave it out instead)"
+            ));
+        }
+        if let Some(p) = &self.pits {
+            p.check()?;
         }
         if self.views.is_empty() || self.views.iter().any(Vec::is_empty) {
             return Err("`views` needs at least one non-empty list of node names".into());
@@ -214,9 +278,17 @@ pub struct InventoryPlan {
 /// stacks are distractors when the profile lists any.
 pub fn random_inventory(config: &AutoLabelConfig, rng: &mut SplitMix, open: bool) -> InventoryPlan {
     let labelled: Vec<&String> = config.icons.keys().collect();
+    let total_weight: u64 = config.distractors.values().map(|w| u64::from(*w)).sum();
     let pick = |rng: &mut SplitMix| -> String {
-        if !config.distractors.is_empty() && rng.below(3) == 0 {
-            config.distractors[rng.below(config.distractors.len())].clone()
+        if total_weight > 0 && rng.below(3) == 0 {
+            let mut r = rng.next_u64() % total_weight;
+            for (item, w) in &config.distractors {
+                if r < u64::from(*w) {
+                    return item.clone();
+                }
+                r -= u64::from(*w);
+            }
+            unreachable!("r < total_weight")
         } else {
             labelled[rng.below(labelled.len())].clone()
         }
@@ -515,7 +587,7 @@ mod tests {
             let inv = random_inventory(&c, &mut rng, true);
             for stack in inv.main.iter().chain(&inv.craft) {
                 let item = stack.split(' ').next().unwrap_or_default();
-                if c.distractors.iter().any(|d| d == item) {
+                if c.distractors.contains_key(item) {
                     placed += 1;
                     assert!(!c.icons.contains_key(item), "{item} is labelled");
                 }
@@ -523,6 +595,63 @@ mod tests {
         }
         // A third of about 4 stacks (+ 2 grid items) over 50 inventories.
         assert!(placed > 30, "{placed} distractor stacks");
+    }
+
+    #[test]
+    fn distractors_are_drawn_by_weight() {
+        let mut c = config();
+        c.distractors = [
+            ("default:dirt".to_string(), 9),
+            ("default:sand".to_string(), 1),
+        ]
+        .into_iter()
+        .collect();
+        let mut rng = SplitMix::new(3);
+        let (mut dirt, mut sand) = (0, 0);
+        for _ in 0..400 {
+            for stack in random_inventory(&c, &mut rng, true).main {
+                match stack.split(' ').next() {
+                    Some("default:dirt") => dirt += 1,
+                    Some("default:sand") => sand += 1,
+                    _ => {}
+                }
+            }
+        }
+        assert!(sand > 0, "a light item is still drawn");
+        assert!(dirt > 5 * sand, "dirt {dirt}, sand {sand}");
+    }
+
+    #[test]
+    fn pits_ring_the_centre_without_touching_it() {
+        let pits = PitConfig {
+            count: 3,
+            half_width: 5,
+            depth: 10,
+            distance: 10.0,
+        };
+        let boxes = pits.boxes([100.4, 9.5, -20.0]);
+        assert_eq!(boxes.len(), 3);
+        for [lo, hi] in &boxes {
+            assert_eq!(hi[0] - lo[0], 10, "11 nodes across");
+            assert_eq!(lo[1], 0, "10 below the feet (y 9.5 rounds to 10)");
+            assert_eq!(hi[1], 10 + PIT_CLEAR_ABOVE);
+            let inside = (lo[0]..=hi[0]).contains(&100) && (lo[2]..=hi[2]).contains(&-20);
+            assert!(
+                !inside,
+                "the player at the centre would fall in: {lo:?}..{hi:?}"
+            );
+        }
+        assert_ne!(boxes[0], boxes[1]);
+        assert_eq!(
+            boxes,
+            pits.boxes([100.4, 9.5, -20.0]),
+            "same centre, same pits"
+        );
+        let close = PitConfig {
+            distance: 6.0,
+            ..pits
+        };
+        assert!(close.check().is_err(), "a pit under the player is refused");
     }
 
     #[test]

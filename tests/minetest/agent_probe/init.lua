@@ -206,6 +206,27 @@ local function view_near(player, c)
   return nil, "no free standing place found near " .. table.concat(c.names, ",")
 end
 
+-- Clears every loaded node in the box min..max (inclusive; "air" and unloaded nodes are left),
+-- so that the sun lights what is under it: an open pit shows stone and ore walls the way a quarry
+-- does. Returns how many nodes were cleared.
+local function excavate(c)
+  local lo, hi = vector.round(c.min), vector.round(c.max)
+  if hi.x - lo.x > 64 or hi.y - lo.y > 64 or hi.z - lo.z > 64 then error("excavate: box larger than 64 nodes") end
+  minetest.load_area(lo, hi)
+  local cleared = {}
+  for x = lo.x, hi.x do
+    for y = lo.y, hi.y do
+      for z = lo.z, hi.z do
+        local pos = {x = x, y = y, z = z}
+        local name = minetest.get_node(pos).name
+        if name ~= "air" and name ~= "ignore" then cleared[#cleared + 1] = pos end
+      end
+    end
+  end
+  minetest.bulk_set_node(cleared, {name = "air"})
+  return {cleared = #cleared}
+end
+
 -- Commands ---------------------------------------------------------------------------------------
 -- {"op":"give","item":"default:tree 3"}                {"op":"clear_inv"} (main, craft, craftresult)
 -- {"op":"set_list","list":"main","items":["default:tree 4","","default:stick 2"]}
@@ -214,6 +235,7 @@ end
 -- (No wield op: Minetest 5.6 has no set_wield_index; tests select a slot with its key.)
 -- {"op":"scan","names":{"tree":["group:tree"]},"radius":10,"grid":3,"max_angle":70}
 -- {"op":"view_near","names":["group:tree"],"seed":7,"radius":24,"min_dist":2,"max_dist":7}
+-- {"op":"excavate","min":{"x":..},"max":{"x":..}}  (clears the box: an open pit)
 -- {"op":"ping"}  (answers the state)   {"op":"craft_preview"}  (the craft grid's result)
 -- Any command may carry "id", echoed in its cmd_done event.
 local ops = {
@@ -242,6 +264,7 @@ local ops = {
     if not r then error(err) end
     return r
   end,
+  excavate = function(_, c) return excavate(c) end,
   ping = function(p) return snapshot(p) end,
   -- What the craft grid makes now (the client draws it in the result slot before it is taken).
   craft_preview = function(p)
