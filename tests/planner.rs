@@ -367,3 +367,38 @@ fn a_walk_that_changes_nothing_is_followed_by_a_jump() {
         call("move_forward", &[1.0])
     );
 }
+
+#[test]
+fn a_near_trunk_with_the_crosshair_well_inside_its_box_is_mined_without_more_aiming() {
+    let mut w = world();
+    // In reach and filling the view: the crosshair (640, 360) is 60 px from its centre line,
+    // within the middle half of its 300 px width, and below its top fifth: mine it now.
+    let near = EnvironmentEntity {
+        w: 300.0,
+        h: 500.0,
+        ..entity("trunk", 700.0, 400.0, true)
+    };
+    assert_eq!(
+        act(w.step("Log", vec![near.clone()], vec![])),
+        call("mine_log", &[3.0])
+    );
+    // The same box with the crosshair near its edge, or out of reach, is aimed at first.
+    let mut w = world();
+    let edge = EnvironmentEntity {
+        x: 800.0,
+        ..near.clone()
+    };
+    assert_eq!(
+        act(w.step("Log", vec![edge], vec![])),
+        call("turn", &[160.0, 40.0])
+    );
+    let mut w = world();
+    let far = EnvironmentEntity {
+        in_reach: false,
+        ..near
+    };
+    assert_eq!(
+        act(w.step("Log", vec![far], vec![])),
+        call("turn", &[60.0, 40.0])
+    );
+}

@@ -39,16 +39,42 @@ CHAIN = [  # task, the game's item that proves it, step limit
 # Before the coal task the player is put into an open pit (dug by the probe, 11x11 and 10 deep,
 # 12 nodes from where the chain started) 2.5-4.5 nodes from exposed coal ore: ore is rarely in
 # sight near the surface, as trees are for the log task. The agent still has to find, approach,
-# aim at and mine it. Runs whose pit has no ore in its walls count as "no ore" (not tried).
-PIT = {"half_width": 5, "depth": 10, "distance": 12}
+# aim at and mine it; coal lumps dug on the way down for cobblestone are taken away first. Ore
+# comes in clusters, so a pit may show none: up to 4 pits are dug (east,
+# south, west, north); a run none of whose pits shows ore counts as "no ore" (not tried).
+PIT = {"half_width": 5, "depth": 10, "distance": 12, "tries": 4}
 
 
-def dig_pit(probe: "Probe", start: dict) -> dict:
-    cx, cz = round(start["x"] + PIT["distance"]), round(start["z"])
+def drop_item(probe: "Probe", item: str) -> None:
+    """Takes every stack of `item` out of the main inventory (the rest stays in its slots)."""
+    slots = [""] * 32
+    for st in probe.state().get("main") or []:
+        if st["name"] != item:
+            slots[int(st["slot"]) - 1] = f"{st['name']} {int(st['count'])} {int(st.get('wear', 0))}"
+    probe.send({"op": "set_list", "list": "main", "items": slots})
+
+
+def stand_near_ore(probe: "Probe", start: dict, seed: int) -> None:
+    # Digging for cobblestone often brings coal too: the coal task starts without any.
+    drop_item(probe, "default:coal_lump")
     y, hw = round(start["y"]), PIT["half_width"]
-    probe.send({"op": "excavate", "min": {"x": cx - hw, "y": y - PIT["depth"], "z": cz - hw},
-                "max": {"x": cx + hw, "y": y + 16, "z": cz + hw}})
-    return {"x": cx, "y": y - PIT["depth"] + 1, "z": cz}
+    last = None
+    for k in range(PIT["tries"]):
+        dx, dz = [(1, 0), (0, 1), (-1, 0), (0, -1)][k % 4]
+        cx, cz = round(start["x"] + dx * PIT["distance"]), round(start["z"] + dz * PIT["distance"])
+        probe.send({"op": "excavate", "min": {"x": cx - hw, "y": y - PIT["depth"], "z": cz - hw},
+                    "max": {"x": cx + hw, "y": y + 16, "z": cz + hw}})
+        floor = {"x": cx, "y": y - PIT["depth"] + 1, "z": cz}
+        try:
+            probe.send({"op": "view_near", "names": ["default:stone_with_coal"], "seed": seed,
+                        "center": floor, "radius": hw + 2, "min_dist": 2.5, "max_dist": 4.5})
+            # The client draws the pit only once the server has sent it the changed map blocks:
+            # the first frames right after the teleport were black.
+            time.sleep(3.0)
+            return
+        except RuntimeError as e:
+            last = e
+    raise RuntimeError(f"no ore in the walls of {PIT['tries']} pits ({last})")
 STAGES = ["capture", "detect", "graph", "prompt", "policy", "act"]
 
 
@@ -149,11 +175,8 @@ def main() -> int:
                         "min_dist": 2.5, "max_dist": 4.5})
             for task, item, steps in CHAIN[:args.tasks]:
                 if task == "coal":
-                    pit = dig_pit(probe, start)
                     try:
-                        probe.send({"op": "view_near", "names": ["default:stone_with_coal"], "seed": seed,
-                                    "center": pit, "radius": PIT["half_width"] + 1,
-                                    "min_dist": 2.5, "max_dist": 4.5})
+                        stand_near_ore(probe, start, seed)
                     except RuntimeError as e:
                         print(f"seed {seed} coal: no ore in the pit's walls ({e})", flush=True)
                         run["tasks"].append({"task": task, "item": item, "no_ore": True})

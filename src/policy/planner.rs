@@ -543,7 +543,15 @@ impl Planner {
             .last_turn
             .take()
             .is_some_and(|(px, py)| (dx + px).hypot(dy + py) <= 2.0 * self.config.aim_tolerance_px);
-        let aimed = dx.hypot(dy) <= self.config.aim_tolerance_px;
+        // A near object fills much of the view and its box jumps from frame to frame: with the
+        // crosshair well inside it (the middle half across, below its top fifth) it is aimed at,
+        // even away from the aim point (the closed loop turned at a trunk right in front of it
+        // until its steps ran out).
+        let inside_near = e.in_reach
+            && (e.x - cx).abs() <= e.w / 4.0
+            && cy >= e.y - e.h / 2.0 + 0.2 * e.h
+            && cy <= e.y + e.h / 2.0;
+        let aimed = dx.hypot(dy) <= self.config.aim_tolerance_px || inside_near;
         if !aimed && turns_back {
             self.gather_streak = 0;
             self.walk(
