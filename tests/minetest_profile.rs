@@ -100,3 +100,36 @@ fn the_planner_rules_load_and_a_wrong_take_from_region_is_named() {
         "{err}"
     );
 }
+
+#[test]
+fn a_gather_rule_walks_its_own_approach_time_and_a_wrong_one_is_refused() {
+    use vistawise::policy::planner::PlannerConfig;
+    use vistawise::skills::GameProfile;
+    let repo = support::repo();
+    let kg = KnowledgeGraph::load(&repo.join("kg/minetest.toml")).expect("kg");
+    let profile = GameProfile::load(&repo, "minetest").expect("profile");
+    let file = repo.join("config/games/minetest.toml");
+    let config = PlannerConfig::load(&file, &kg, &profile.skills).expect("planner rules");
+    // Coal ore in a pit wall is walked to a quarter second at a time, trunks half a second.
+    assert_eq!(config.gather["Coal Lump"].approach_seconds, Some(0.25));
+    assert_eq!(config.gather["Tree"].approach_seconds, None);
+    assert_eq!(config.approach_seconds, 0.5);
+
+    let text = std::fs::read_to_string(&file).expect("read");
+    let bad = text.replace("approach_seconds = 0.25", "approach_seconds = 5.0");
+    assert_ne!(
+        bad, text,
+        "the coal rule's approach_seconds changed: update this test"
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+    let bad_file = dir.path().join("minetest.toml");
+    std::fs::write(&bad_file, &bad).expect("write");
+    let err = match PlannerConfig::load(&bad_file, &kg, &profile.skills) {
+        Ok(_) => panic!("a walk the skills refuse is refused when the rules load"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        err.contains("Coal Lump") && err.contains("approach_seconds 5"),
+        "{err}"
+    );
+}

@@ -43,6 +43,10 @@ pub struct GatherRule {
     pub skill: String,
     #[serde(default)]
     pub args: Vec<ArgToken>,
+    /// How long one walk toward this thing lasts, in seconds, when it is not the planner's
+    /// `approach_seconds` (ore in a wall is mined from farther than a trunk is walked to).
+    #[serde(default)]
+    pub approach_seconds: Option<f64>,
 }
 
 fn default_approach_seconds() -> f64 {
@@ -203,6 +207,14 @@ impl PlannerConfig {
                 node(a)?;
             }
             call(&rule.skill, &rule.args, &format!("gather \"{item}\""))?;
+            if let Some(w) = rule.approach_seconds
+                && !(0.2..=3.0).contains(&w)
+            {
+                // 0.2-3.0: what both walking skills (move_forward, jump_forward) accept.
+                return Err(format!(
+                    "gather \"{item}\": approach_seconds {w} is outside 0.2-3.0"
+                ));
+            }
         }
         for (item, rule) in &self.craft {
             node(item)?;
@@ -508,6 +520,9 @@ impl Planner {
             self.pending.push_back((call, format!("get {name}")));
             return Ok(());
         };
+        let walk_seconds = rule
+            .approach_seconds
+            .unwrap_or(self.config.approach_seconds);
         let (cx, cy) = (
             view.perception.frame_w as f32 / 2.0,
             view.perception.frame_h as f32 / 2.0,
@@ -556,6 +571,7 @@ impl Planner {
             self.gather_streak = 0;
             self.walk(
                 "move_forward",
+                walk_seconds,
                 format!("the {approach} to aim at is back where the view was: walk on instead"),
             );
         } else if !aimed {
@@ -587,10 +603,11 @@ impl Planner {
             if stuck {
                 self.walk(
                     "jump_forward",
+                    walk_seconds,
                     format!("the {approach} did not come closer: jump forward onto the block"),
                 );
             } else {
-                self.walk("move_forward", why);
+                self.walk("move_forward", walk_seconds, why);
             }
         } else {
             self.gather_streak += 1;
@@ -602,13 +619,10 @@ impl Planner {
         Ok(())
     }
 
-    /// Queues one walk (or jump) of `approach_seconds` toward what is aimed at.
-    fn walk(&mut self, skill: &str, why: String) {
+    /// Queues one walk (or jump) of `seconds` toward what is aimed at.
+    fn walk(&mut self, skill: &str, seconds: f64, why: String) {
         self.pending.push_back((
-            vec![
-                ArgToken::Token(skill.into()),
-                ArgToken::Number(self.config.approach_seconds),
-            ],
+            vec![ArgToken::Token(skill.into()), ArgToken::Number(seconds)],
             why,
         ));
     }
