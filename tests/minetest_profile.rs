@@ -60,8 +60,16 @@ fn every_minetest_task_targets_a_node_of_its_graph() {
     }
 }
 
-#[test]
-fn the_planner_rules_load_and_a_wrong_take_from_region_is_named() {
+/// The shipped Minetest planner rules, and the error (if any) of the same file with `from`
+/// replaced by `to`, with the changed file's text.
+fn planner_rules_with(
+    from: &str,
+    to: &str,
+) -> (
+    vistawise::policy::planner::PlannerConfig,
+    Result<(), String>,
+    String,
+) {
     use vistawise::policy::planner::PlannerConfig;
     use vistawise::skills::GameProfile;
     let repo = support::repo();
@@ -69,27 +77,32 @@ fn the_planner_rules_load_and_a_wrong_take_from_region_is_named() {
     let profile = GameProfile::load(&repo, "minetest").expect("profile");
     let file = repo.join("config/games/minetest.toml");
     let config = PlannerConfig::load(&file, &kg, &profile.skills).expect("planner rules");
+    let text = std::fs::read_to_string(&file).expect("read");
+    let changed = text.replace(from, to);
+    assert_ne!(
+        changed, text,
+        "the profile no longer has {from:?}: update this test"
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+    let changed_file = dir.path().join("minetest.toml");
+    std::fs::write(&changed_file, &changed).expect("write");
+    let result = PlannerConfig::load(&changed_file, &kg, &profile.skills)
+        .map(|_| ())
+        .map_err(|e| e.to_string());
+    (config, result, changed)
+}
+
+#[test]
+fn the_planner_rules_load_and_a_wrong_take_from_region_is_named() {
+    let (config, result, bad) = planner_rules_with(
+        r#"take_from = ["hotbar", "main"]"#,
+        r#"take_from = ["hotbar", "bag"]"#,
+    );
     assert_eq!(
         config.screens["inventory"].take_from,
         vec!["hotbar".to_string(), "main".to_string()]
     );
-
-    let text = std::fs::read_to_string(&file).expect("read");
-    let bad = text.replace(
-        r#"take_from = ["hotbar", "main"]"#,
-        r#"take_from = ["hotbar", "bag"]"#,
-    );
-    assert_ne!(
-        bad, text,
-        "the profile's take_from line changed: update this test"
-    );
-    let dir = tempfile::tempdir().expect("temp dir");
-    let bad_file = dir.path().join("minetest.toml");
-    std::fs::write(&bad_file, &bad).expect("write");
-    let err = match PlannerConfig::load(&bad_file, &kg, &profile.skills) {
-        Ok(_) => panic!("a region that does not exist is refused"),
-        Err(e) => e.to_string(),
-    };
+    let err = result.expect_err("a region that does not exist is refused");
     let line = bad
         .lines()
         .position(|l| l.contains("take_from"))
@@ -103,31 +116,13 @@ fn the_planner_rules_load_and_a_wrong_take_from_region_is_named() {
 
 #[test]
 fn a_gather_rule_walks_its_own_approach_time_and_a_wrong_one_is_refused() {
-    use vistawise::policy::planner::PlannerConfig;
-    use vistawise::skills::GameProfile;
-    let repo = support::repo();
-    let kg = KnowledgeGraph::load(&repo.join("kg/minetest.toml")).expect("kg");
-    let profile = GameProfile::load(&repo, "minetest").expect("profile");
-    let file = repo.join("config/games/minetest.toml");
-    let config = PlannerConfig::load(&file, &kg, &profile.skills).expect("planner rules");
+    let (config, result, _) =
+        planner_rules_with("approach_seconds = 0.25", "approach_seconds = 5.0");
     // Coal ore in a pit wall is walked to a quarter second at a time, trunks half a second.
     assert_eq!(config.gather["Coal Lump"].approach_seconds, Some(0.25));
     assert_eq!(config.gather["Tree"].approach_seconds, None);
     assert_eq!(config.approach_seconds, 0.5);
-
-    let text = std::fs::read_to_string(&file).expect("read");
-    let bad = text.replace("approach_seconds = 0.25", "approach_seconds = 5.0");
-    assert_ne!(
-        bad, text,
-        "the coal rule's approach_seconds changed: update this test"
-    );
-    let dir = tempfile::tempdir().expect("temp dir");
-    let bad_file = dir.path().join("minetest.toml");
-    std::fs::write(&bad_file, &bad).expect("write");
-    let err = match PlannerConfig::load(&bad_file, &kg, &profile.skills) {
-        Ok(_) => panic!("a walk the skills refuse is refused when the rules load"),
-        Err(e) => e.to_string(),
-    };
+    let err = result.expect_err("a walk the skills refuse is refused when the rules load");
     assert!(
         err.contains("Coal Lump") && err.contains("approach_seconds 5"),
         "{err}"

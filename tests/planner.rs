@@ -402,3 +402,19 @@ fn a_near_trunk_with_the_crosshair_well_inside_its_box_is_mined_without_more_aim
         call("turn", &[60.0, 40.0])
     );
 }
+
+#[test]
+fn exploring_stops_as_soon_as_the_thing_comes_into_view() {
+    let mut w = world();
+    // Nothing in view: the exploration is a turn, then a walk.
+    assert_eq!(
+        act(w.step("Log", vec![], vec![])),
+        call("turn", &[400.0, 0.0])
+    );
+    // The turn brought a trunk into view: aim at it instead of walking on.
+    let far = entity("trunk", 900.0, 380.0, false);
+    assert_eq!(
+        act(w.step("Log", vec![far], vec![])),
+        call("turn", &[260.0, 20.0])
+    );
+}

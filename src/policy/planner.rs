@@ -271,6 +271,9 @@ pub struct Planner {
     /// The target's box (x, y, w) when the planner last walked toward it: the same box after
     /// the walk means the player is stuck against a block, and the next walk jumps.
     last_walk: Option<(f32, f32, f32)>,
+    /// The thing the queued exploration looks for: once it is in view the rest of the
+    /// exploration is dropped (the loop walked on past coal ore that had come into view).
+    exploring_for: Option<NodeIndex>,
 }
 
 /// What the planner looks at in one step.
@@ -325,11 +328,24 @@ impl Planner {
             gather_item: None,
             last_turn: None,
             last_walk: None,
+            exploring_for: None,
         }
     }
 
     /// The next skill call towards `target`.
     pub fn next(&mut self, target: NodeIndex, view: &View) -> PlanStep {
+        if self.pending.is_empty() {
+            self.exploring_for = None;
+        } else if let Some(sought) = self.exploring_for
+            && view
+                .visual
+                .attributes
+                .get(&sought)
+                .is_some_and(|a| !a.entities.is_empty())
+        {
+            self.pending.clear();
+            self.exploring_for = None;
+        }
         if !self.pending.is_empty() {
             return self.next_pending(view);
         }
@@ -550,6 +566,7 @@ impl Planner {
             self.gather_streak = 0;
             let explore = self.config.explore.clone();
             self.queue(&explore, &format!("no {approach} in view: look around"));
+            self.exploring_for = view.kg.node(approach);
             return Ok(());
         };
         let aim_y = e.y - e.h / 2.0 + e.h * rule.aim_y.clamp(0.0, 1.0);
