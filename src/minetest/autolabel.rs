@@ -281,14 +281,19 @@ pub fn random_inventory(config: &AutoLabelConfig, rng: &mut SplitMix, open: bool
     let total_weight: u64 = config.distractors.values().map(|w| u64::from(*w)).sum();
     let pick = |rng: &mut SplitMix| -> String {
         if total_weight > 0 && rng.below(3) == 0 {
+            // The item whose share of the summed weights holds r.
             let mut r = rng.next_u64() % total_weight;
-            for (item, w) in &config.distractors {
-                if r < u64::from(*w) {
-                    return item.clone();
-                }
-                r -= u64::from(*w);
-            }
-            unreachable!("r < total_weight")
+            config
+                .distractors
+                .iter()
+                .find(|(_, w)| {
+                    let w = u64::from(**w);
+                    let hit = r < w;
+                    r = r.saturating_sub(w);
+                    hit
+                })
+                .map(|(item, _)| item.clone())
+                .unwrap_or_default()
         } else {
             labelled[rng.below(labelled.len())].clone()
         }
