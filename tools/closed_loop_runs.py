@@ -4,9 +4,10 @@
 Each run starts a fresh world (tests/minetest/gameenv.sh), stands the player in front of a tree
 (the probe's view_near with the run's seed, as the closed-loop test does), then plays
 log -> planks -> stick -> wooden_pickaxe -> cobblestone -> stone_pickaxe -> coal (`--tasks` picks
-the first ones; before the coal task the probe digs an open pit and stands the player near its ore) with `vistawise --game minetest play`, each task a session
-of its own, and asks the game (the probe's inventory) whether the task's item is there. A task is
-only tried when the one before it succeeded. Prints a table and writes OUT/runs.json with every
+the first ones; before the coal task the probe digs an open pit and stands the player near its
+ore) with `vistawise --game minetest play`, each task a session of its own, and asks the game
+(the probe's inventory) whether the task's item is there. A task is only tried when the one
+before it succeeded. Prints a table and writes OUT/runs.json with every
 session's path, steps, end reason and the median time of each pipeline stage.
 
 Usage (from the repository root, after cargo build; stdlib only):
@@ -40,8 +41,8 @@ CHAIN = [  # task, the game's item that proves it, step limit
 # 12 nodes from where the chain started) 2.5-4.5 nodes from exposed coal ore: ore is rarely in
 # sight near the surface, as trees are for the log task. The agent still has to find, approach,
 # aim at and mine it; coal lumps dug on the way down for cobblestone are taken away first. Ore
-# comes in clusters, so a pit may show none: up to 4 pits are dug (east,
-# south, west, north); a run none of whose pits shows ore counts as "no ore" (not tried).
+# comes in clusters, so a pit may show none: up to 4 pits are dug (east, south, west, north); a
+# run none of whose pits shows ore counts as "no ore" (not tried).
 PIT = {"half_width": 5, "depth": 10, "distance": 12, "tries": 4}
 
 
@@ -75,6 +76,8 @@ def stand_near_ore(probe: "Probe", start: dict, seed: int) -> None:
         except RuntimeError as e:
             last = e
     raise RuntimeError(f"no ore in the walls of {PIT['tries']} pits ({last})")
+
+
 STAGES = ["capture", "detect", "graph", "prompt", "policy", "act"]
 
 

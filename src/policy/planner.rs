@@ -49,6 +49,10 @@ pub struct GatherRule {
     pub approach_seconds: Option<f64>,
 }
 
+/// The skills a walk toward a thing calls (`walk`): a plain walk, and a jump when stuck.
+const WALK: &str = "move_forward";
+const JUMP: &str = "jump_forward";
+
 fn default_approach_seconds() -> f64 {
     1.0
 }
@@ -207,13 +211,20 @@ impl PlannerConfig {
                 node(a)?;
             }
             call(&rule.skill, &rule.args, &format!("gather \"{item}\""))?;
-            if let Some(w) = rule.approach_seconds
-                && !(0.2..=3.0).contains(&w)
-            {
-                // 0.2-3.0: what both walking skills (move_forward, jump_forward) accept.
-                return Err(format!(
-                    "gather \"{item}\": approach_seconds {w} is outside 0.2-3.0"
-                ));
+            // The walk is a call of the walking skills: their own ranges bound it.
+            if let Some(w) = rule.approach_seconds {
+                for walk in [WALK, JUMP] {
+                    if let Some(p) = library.get(walk).and_then(|s| s.params.first()) {
+                        let (lo, hi) = (p.min.unwrap_or(f64::MIN), p.max.unwrap_or(f64::MAX));
+                        if !(lo..=hi).contains(&w) {
+                            return Err(format!(
+                                "gather \"{item}\": approach_seconds {w} is outside {lo}-{hi}, \
+                                 the range of {walk}'s {}",
+                                p.name
+                            ));
+                        }
+                    }
+                }
             }
         }
         for (item, rule) in &self.craft {
@@ -587,7 +598,7 @@ impl Planner {
         if !aimed && turns_back {
             self.gather_streak = 0;
             self.walk(
-                "move_forward",
+                WALK,
                 walk_seconds,
                 format!("the {approach} to aim at is back where the view was: walk on instead"),
             );
@@ -619,12 +630,12 @@ impl Planner {
             self.last_walk = Some((e.x, e.y, e.w));
             if stuck {
                 self.walk(
-                    "jump_forward",
+                    JUMP,
                     walk_seconds,
                     format!("the {approach} did not come closer: jump forward onto the block"),
                 );
             } else {
-                self.walk("move_forward", walk_seconds, why);
+                self.walk(WALK, walk_seconds, why);
             }
         } else {
             self.gather_streak += 1;
