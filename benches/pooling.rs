@@ -76,6 +76,7 @@ fn bench(c: &mut Criterion) {
                 x: 430.0,
                 y: 693.0,
                 conf: 0.9,
+                count: None,
             });
     }
     group.bench_function("minecraft_diamond_psp_emp", |b| {

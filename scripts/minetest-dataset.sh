@@ -9,7 +9,13 @@
 # the detector on places it never saw; TRAIN2 more training frames come from a third world (99),
 # so the detector does not learn one world by heart (0 leaves it out). Re-running resumes every split where it stopped (finished
 # frames are kept). Progress: OUT/build.log. Writes OUT/data.yaml for tools/detector/train.py.
-# Env: VISTAWISE_BIN (default target/debug/vistawise), GAME_DISPLAY (default :78).
+# A split with 0 frames is left out.
+# Env: VISTAWISE_BIN (default target/debug/vistawise), GAME_DISPLAY (default :78),
+# GAME_TEXTURE_PACK (a texture folder the game draws with) and LABEL_SET (an
+# [autolabel.label_sets] entry to label in). The Minecraft detector's frames:
+#   python tools/detector/minetest_texture_pack.py --out .work/minetest/mc-pack-1.19.1
+#   GAME_TEXTURE_PACK=.work/minetest/mc-pack-1.19.1 LABEL_SET=minecraft \
+#     scripts/minetest-dataset.sh .work/minetest/mc-look 600 0 0 0
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-.work/minetest/data}
@@ -26,6 +32,7 @@ specs=("train 2024 1 $TRAIN" "val 2024 2 $VAL" "test 777 3 $TEST")
 [ "$TRAIN2" -gt 0 ] && specs+=("train2 99 4 $TRAIN2")
 for spec in "${specs[@]}"; do
   read -r split world seed frames <<<"$spec"
+  [ "$frames" -gt 0 ] || continue
   have=0; [ -d "$OUT/$split/labels" ] && have=$(find "$OUT/$split/labels" -name "*.txt" | wc -l)
   # Dropped frames (the player moved, no view found) are not retried: a split is done when a
   # run over all its frame indices finished.
@@ -35,7 +42,8 @@ for spec in "${specs[@]}"; do
   bash tests/minetest/gameenv.sh start "$world" >>"$OUT/build.log" 2>&1
   trap 'bash tests/minetest/gameenv.sh stop' EXIT
   DISPLAY=$DISP "$BIN" --game minetest annotate --auto minetest -o "$OUT/$split" \
-    --frames "$frames" --seed "$seed" --probe "$GAME_DIR/world/agent_probe" 2>&1 \
+    --frames "$frames" --seed "$seed" --probe "$GAME_DIR/world/agent_probe" \
+    ${LABEL_SET:+--label-set "$LABEL_SET"} 2>&1 \
     | tr '\r' '\n' | grep -v '^\s*$' | tail -n 3 >>"$OUT/build.log"
   bash tests/minetest/gameenv.sh stop
   trap - EXIT
@@ -46,9 +54,10 @@ done
 {
   echo "# Minetest detector data (scripts/minetest-dataset.sh); labelled by the game itself."
   echo "path: $OUT"
-  if [ "$TRAIN2" -gt 0 ]; then echo "train: [train/images, train2/images]"; else echo "train: train/images"; fi
-  echo "val: val/images"
-  echo "test: test/images"
-  sed -n '/^names:/,$p' "$OUT/train/data.yaml"
+  trains=(); [ "$TRAIN" -gt 0 ] && trains+=(train/images); [ "$TRAIN2" -gt 0 ] && trains+=(train2/images)
+  echo "train: [$(IFS=,; echo "${trains[*]}" | sed 's/,/, /g')]"
+  [ "$VAL" -gt 0 ] && echo "val: val/images"
+  [ "$TEST" -gt 0 ] && echo "test: test/images"
+  sed -n '/^names:/,$p' "$OUT/${trains[0]%/images}/data.yaml"
 } > "$OUT/data.yaml"
 log "wrote $OUT/data.yaml"

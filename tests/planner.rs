@@ -13,14 +13,19 @@ struct World {
     kg: KnowledgeGraph,
     profile: GameProfile,
     planner: Planner,
+    frame: (u32, u32),
 }
 
 fn world() -> World {
+    world_of("minecraft", (1280, 720))
+}
+
+fn world_of(game: &str, frame: (u32, u32)) -> World {
     let repo = support::repo();
-    let kg = KnowledgeGraph::load(&repo.join("kg/minecraft.toml")).expect("kg");
-    let profile = GameProfile::load(&repo, "minecraft").expect("profile");
+    let kg = KnowledgeGraph::load(&repo.join(format!("kg/{game}.toml"))).expect("kg");
+    let profile = GameProfile::load(&repo, game).expect("profile");
     let config = PlannerConfig::load(
-        &repo.join("config/games/minecraft.toml"),
+        &repo.join(format!("config/games/{game}.toml")),
         &kg,
         &profile.skills,
     )
@@ -29,6 +34,7 @@ fn world() -> World {
         kg,
         profile,
         planner: Planner::new(config),
+        frame,
     }
 }
 
@@ -50,6 +56,7 @@ fn icon(class: &str, x: f32, y: f32) -> InventoryIcon {
         x,
         y,
         conf: 0.9,
+        count: None,
     }
 }
 
@@ -67,22 +74,23 @@ fn call(skill: &str, args: &[f64]) -> SkillCall {
 }
 
 impl World {
-    /// One planner step on a 1280x720 frame; every call it makes must pass validation.
+    /// One planner step on a frame of the world's size; every call it makes must pass validation.
     fn step(
         &mut self,
         target: &str,
         entities: Vec<EnvironmentEntity>,
         icons: Vec<InventoryIcon>,
     ) -> PlanStep {
+        let (fw, fh) = self.frame;
         let perception = Perception {
-            frame_w: 1280,
-            frame_h: 720,
+            frame_w: fw,
+            frame_h: fh,
             entities,
             icons,
             hidden_by_gui: 0,
         };
         let visual = embed(&self.kg, &perception);
-        let layout = self.profile.gui.layout(1280, 720, GuiScale::Auto);
+        let layout = self.profile.gui.layout(fw, fh, GuiScale::Auto);
         let view = View {
             kg: &self.kg,
             visual: &visual,
@@ -93,8 +101,8 @@ impl World {
         let step = self.planner.next(target, &view);
         if let PlanStep::Act(c, _) = &step {
             let ctx = ExpandContext {
-                window_w: 1280,
-                window_h: 720,
+                window_w: fw,
+                window_h: fh,
                 keys: &self.profile.keys,
                 slots: &layout,
                 camera: self.profile.camera,
@@ -417,4 +425,35 @@ fn exploring_stops_as_soon_as_the_thing_comes_into_view() {
         act(w.step("Log", vec![far], vec![])),
         call("turn", &[260.0, 20.0])
     );
+}
+
+/// A Minetest HUD hotbar icon at 854x480 (slot i centred at (226 + 58 i, 447)) with a read count.
+fn minetest_slot(class: &str, slot: u8, count: Option<u32>) -> InventoryIcon {
+    InventoryIcon {
+        count,
+        ..icon(class, 226.0 + 58.0 * f32::from(slot), 447.0)
+    }
+}
+
+#[test]
+fn too_few_of_an_ingredient_by_its_read_count_is_gathered_or_crafted_again() {
+    let bag = |cobble: Option<u32>, sticks: Option<u32>| {
+        vec![
+            minetest_slot("wooden_pickaxe_icon", 0, None),
+            minetest_slot("stick_icon", 1, sticks),
+            minetest_slot("cobble_icon", 2, cobble),
+        ]
+    };
+    let first = |cobble, sticks| {
+        let mut w = world_of("minetest", (854, 480));
+        act(w.step("Stone Pickaxe", vec![], bag(cobble, sticks))).skill
+    };
+    // Two cobblestones make a hoe, not a pickaxe: dig for more.
+    assert_eq!(first(Some(2), Some(2)), "dig_vertical_mine_tunnels");
+    // Three, and two sticks: open the inventory to craft.
+    assert_eq!(first(Some(3), Some(2)), "open_inventory");
+    // Counts that could not be read count as enough (what the planner did before counts).
+    assert_eq!(first(None, None), "open_inventory");
+    // One stick: make sticks first, from planks, from a tree: none in view, so look around.
+    assert_eq!(first(Some(5), Some(1)), "turn");
 }

@@ -42,8 +42,53 @@ pub fn detect_options(config: &Config) -> DetectOptions {
     }
 }
 
-/// Detections of a frame and what they mean for the agent.
+/// Detections of a frame and what they mean for the agent, with the stack counts of the icons
+/// in the player's slots where the game profile says how counts are drawn.
 pub fn perceive(
+    detector: &mut Detector,
+    frame: &RgbImage,
+    parts: &Parts,
+) -> Result<(Vec<Detection>, Perception), perception::DetectorError> {
+    let (found, mut perception) = detect_and_split(detector, frame, &parts.config)?;
+    if let Some(style) = &parts.profile.counts {
+        let layout = layout(parts, frame.width(), frame.height());
+        read_counts(&mut perception, frame, style, &layout);
+    }
+    Ok((found, perception))
+}
+
+/// The count drawn in the slot under each icon (`None` where it cannot be read). An icon is
+/// read at the centre of the slot it sits on: detected centres wander a few pixels, the digits'
+/// place is fixed by the slot.
+pub fn read_counts(
+    perception: &mut Perception,
+    frame: &RgbImage,
+    style: &perception::CountStyle,
+    layout: &GuiLayout,
+) {
+    // (screen, slot centre) of every slot: the screen says where its digits are drawn.
+    let slots: Vec<(String, (f32, f32))> = layout
+        .locations()
+        .into_iter()
+        .filter_map(|l| {
+            let c = layout.slot_center(&l).ok()?;
+            let screen = l.split('.').next().unwrap_or_default().to_string();
+            Some((screen, c))
+        })
+        .collect();
+    for icon in &mut perception.icons {
+        let slot = slots
+            .iter()
+            .filter(|(_, c)| layout.on_slot(icon.x, icon.y, *c))
+            .min_by(|a, b| {
+                let d = |c: &(f32, f32)| (c.0 - icon.x).powi(2) + (c.1 - icon.y).powi(2);
+                d(&a.1).total_cmp(&d(&b.1))
+            });
+        icon.count = slot.and_then(|(screen, c)| style.read(frame, screen, *c).ok());
+    }
+}
+
+fn detect_and_split(
     detector: &mut Detector,
     frame: &RgbImage,
     config: &Config,

@@ -338,7 +338,7 @@ pub fn play(
 
         // Perception and graph.
         let t = Instant::now();
-        let (detections, perception) = pipeline::perceive(detector, &frame, &parts.config)?;
+        let (detections, perception) = pipeline::perceive(detector, &frame, parts)?;
         stage.detect = ms_since(t);
         let t = Instant::now();
         let graph = pipeline::graph_view(parts, &perception);

@@ -155,7 +155,7 @@ pub fn replay(
     let mut diffs = Vec::new();
     for step in &session.steps {
         let frame = session.frame(step)?;
-        let (detections, perception) = pipeline::perceive(detector, &frame, &parts.config)?;
+        let (detections, perception) = pipeline::perceive(detector, &frame, parts)?;
         let graph = pipeline::graph_view(parts, &perception);
         let (prompt, _) = pipeline::build_prompt(parts, &perception, &graph, &memory);
         let decision = match policy {

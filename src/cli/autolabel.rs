@@ -35,6 +35,11 @@ pub struct AutoArgs {
     /// defaulting to /tmp/vistawise-minetest as in tests/minetest/gameenv.sh].
     #[arg(long, value_name = "DIR")]
     pub probe: Option<PathBuf>,
+    /// Label in the classes of this `[autolabel.label_sets]` entry of the game profile instead
+    /// of its own (`minecraft`: the Minecraft detector's classes, for frames drawn with the
+    /// Minecraft texture pack, tools/detector/minetest_texture_pack.py).
+    #[arg(long, value_name = "NAME")]
+    pub label_set: Option<String>,
     /// Project root holding config/games/.
     #[arg(long, default_value = ".")]
     pub root: PathBuf,
@@ -49,7 +54,7 @@ pub fn default_probe_dir() -> PathBuf {
 }
 
 /// The game window through the real desktop: xcap screenshots, enigo key taps.
-struct DesktopWindow {
+pub(super) struct DesktopWindow {
     id: u32,
     input: EnigoBackend,
     profile: GameProfile,
@@ -78,6 +83,31 @@ impl GameWindow for DesktopWindow {
     }
 }
 
+impl DesktopWindow {
+    /// The running game's window (found by `game.window_title`) and its rectangle.
+    pub(super) fn open(ctx: &AppContext, profile: GameProfile) -> Result<(Self, WindowRect)> {
+        let all = windows::list()
+            .context("cannot list windows (is DISPLAY set to the game's display?)")?;
+        let found = windows::find_by_title(&all, &ctx.config().game.window_title)
+            .context("the game window (set game.window_title, or use --game)")?;
+        let rect = WindowRect {
+            x: found.x,
+            y: found.y,
+            w: found.width,
+            h: found.height,
+        };
+        let input = EnigoBackend::new(None, rect)?;
+        Ok((
+            DesktopWindow {
+                id: found.id,
+                input,
+                profile,
+            },
+            rect,
+        ))
+    }
+}
+
 /// The place views are taken around: where the player stood when the dataset was started,
 /// kept in DATASET/autolabel.json so a resumed run takes the same views.
 fn labelling_center(out: &Path, probe: &Probe) -> Result<[f64; 3]> {
@@ -101,30 +131,15 @@ fn labelling_center(out: &Path, probe: &Probe) -> Result<[f64; 3]> {
 
 pub fn run(ctx: &AppContext, game: &str, out: &Path, args: &AutoArgs) -> Result<ExitCode> {
     let controls = args.root.join("config/games").join(format!("{game}.toml"));
-    let config = AutoLabelConfig::load(&controls)
+    let config = AutoLabelConfig::load(&controls, args.label_set.as_deref())
         .with_context(|| format!("cannot auto-label game \"{game}\""))?;
     let profile = GameProfile::load(&args.root, game)
         .with_context(|| format!("cannot load game profile \"{game}\""))?;
     let probe_dir = args.probe.clone().unwrap_or_else(default_probe_dir);
     let mut probe = Probe::open(&probe_dir)?;
-    let all =
-        windows::list().context("cannot list windows (is DISPLAY set to the game's display?)")?;
-    let found = windows::find_by_title(&all, &ctx.config().game.window_title)
-        .context("the game window (set game.window_title, or use --game)")?;
-    let rect = WindowRect {
-        x: found.x,
-        y: found.y,
-        w: found.width,
-        h: found.height,
-    };
-    let input = EnigoBackend::new(None, rect)?;
     let gui = profile.gui.clone();
+    let (mut window, rect) = DesktopWindow::open(ctx, profile)?;
     let layout = autolabel::layout_for(&gui, rect.w, rect.h);
-    let mut window = DesktopWindow {
-        id: found.id,
-        input,
-        profile,
-    };
     let writer = YoloWriter::create_with_header(
         out,
         &config.classes,

@@ -3,6 +3,7 @@
 mod annotate;
 mod autolabel;
 mod config_cmd;
+mod counts;
 mod dataset;
 mod detect;
 mod doctor;
@@ -53,6 +54,9 @@ struct Cli {
 enum Command {
     /// Detect objects in an image or a folder of images.
     Detect(detect::DetectArgs),
+    /// Stack counts drawn in inventory slots: read them from a screenshot, learn the game's digits.
+    #[command(subcommand)]
+    Counts(counts::CountsCommand),
     /// Inspect the configuration.
     #[command(subcommand)]
     Config(config_cmd::ConfigCommand),
@@ -145,6 +149,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Annotate(args) if args.source.is_some() => args.source_args.overrides(),
         Command::Dataset(_) => Vec::new(),
         Command::Config(_)
+        | Command::Counts(_)
         | Command::Eval(_)
         | Command::Kg(_)
         | Command::Skills(_)
@@ -167,6 +172,7 @@ pub fn run() -> Result<ExitCode> {
     match cli.command {
         Command::Detect(args) => detect::run(&ctx, &args),
         Command::Config(cmd) => config_cmd::run(&ctx, &cmd),
+        Command::Counts(cmd) => counts::run(&ctx, &cmd),
         Command::Doctor(args) => doctor::run(&ctx, &args),
         Command::Eval(args) => eval::run(&ctx, &args),
         Command::Kg(cmd) => kg::run(&ctx, &cmd),

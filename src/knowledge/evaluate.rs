@@ -184,6 +184,7 @@ pub fn load_cases(
                     x: i.x,
                     y: i.y,
                     conf: 1.0,
+                    count: None,
                 })
                 .collect(),
             hidden_by_gui: 0,

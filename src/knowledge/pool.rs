@@ -313,6 +313,7 @@ mod tests {
                 x: 1.0,
                 y: 2.0,
                 conf: 0.9,
+                count: None,
             });
         let (s, _) = pool(
             &kg,

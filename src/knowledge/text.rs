@@ -48,7 +48,11 @@ pub fn textualize(kg: &KnowledgeGraph, pooled: &Subgraph, visual: &VisualState) 
             let slots = a
                 .icons
                 .iter()
-                .map(|i| format!("({:.0}, {:.0})", i.x, i.y))
+                .map(|i| match i.count {
+                    // A read stack count: how many, not only where.
+                    Some(n) => format!("({:.0}, {:.0}) x{n}", i.x, i.y),
+                    None => format!("({:.0}, {:.0})", i.x, i.y),
+                })
                 .collect::<Vec<_>>()
                 .join(", ");
             let n = a.icons.len();
@@ -152,12 +156,14 @@ mod tests {
             x: 412.0,
             y: 655.0,
             conf: 0.9,
+            count: None,
         });
         attrs.icons.push(InventoryIcon {
             class: "log_icon".into(),
             x: 452.0,
             y: 655.0,
             conf: 0.8,
+            count: Some(3),
         });
         visual
             .attributes
@@ -191,7 +197,7 @@ mod tests {
             text.knowledge,
             "Log is used to craft Planks.\nPlayer can mine Trunk.\nTrunk outputs Log."
         );
-        assert_eq!(text.inventory, "Log: 2 slots at (412, 655), (452, 655)");
+        assert_eq!(text.inventory, "Log: 2 slots at (412, 655), (452, 655) x3");
         assert_eq!(
             text.environment,
             "Trunk at (640, 360), size 120x300, within reach"

@@ -62,6 +62,7 @@ pub fn perception(step: &ScriptedStep) -> Perception {
                 x: 480.0 + 40.0 * i as f32,
                 y: 690.0,
                 conf: 0.9,
+                count: None,
             })
             .collect(),
         hidden_by_gui: 0,

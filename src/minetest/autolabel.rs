@@ -73,6 +73,27 @@ pub struct AutoLabelConfig {
     /// World boxes darker than this mean luma (0-255) on the screenshot are not labelled.
     #[serde(default = "default_min_box_luma")]
     pub min_box_luma: f64,
+    /// Other detectors' classes for the same frames (`--label-set NAME`), e.g. Minecraft's with
+    /// the Minecraft texture pack.
+    #[serde(default)]
+    pub label_sets: BTreeMap<String, LabelSet>,
+}
+
+/// `[autolabel.label_sets.NAME]`: what to label, in another detector's classes. It replaces
+/// `classes`, `world`, `icons` and the merges; `distractors` too when it gives them (an item a
+/// set labels cannot be a distractor). Where to stand and how to label stay the profile's.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LabelSet {
+    pub classes: Vec<String>,
+    pub world: BTreeMap<String, Vec<String>>,
+    pub icons: BTreeMap<String, String>,
+    #[serde(default)]
+    pub merge_columns: Vec<String>,
+    #[serde(default)]
+    pub merge_regions: Vec<String>,
+    #[serde(default)]
+    pub distractors: Option<BTreeMap<String, u32>>,
 }
 
 /// `[autolabel] pits`: `count` pits, each `2 * half_width + 1` nodes square and `depth` nodes
@@ -160,8 +181,9 @@ struct RawFile {
 }
 
 impl AutoLabelConfig {
-    /// Reads `[autolabel]` from a game profile file.
-    pub fn load(path: &Path) -> Result<Self, DataFileError> {
+    /// Reads `[autolabel]` from a game profile file, in its own classes or (`label_set`) in
+    /// those of one of its `[autolabel.label_sets]`. Every set is checked, chosen or not.
+    pub fn load(path: &Path, label_set: Option<&str>) -> Result<Self, DataFileError> {
         let text = toml_lines::read(path)?;
         let raw: RawFile =
             toml_lines::from_str(&text).map_err(|(line, m)| DataFileError::at(path, line, m))?;
@@ -178,7 +200,48 @@ impl AutoLabelConfig {
         config
             .check()
             .map_err(|m| DataFileError::at(path, line, format!("[autolabel]: {m}")))?;
-        Ok(config)
+        for name in config.label_sets.keys() {
+            let header = format!("[autolabel.label_sets.{name}]");
+            let line = text
+                .find(&header)
+                .map_or(line, |o| toml_lines::line_at(&text, o));
+            config
+                .with_label_set(name)
+                .map_err(|m| DataFileError::at(path, line, format!("{header}: {m}")))?;
+        }
+        match label_set {
+            None => Ok(config),
+            Some(name) => config
+                .with_label_set(name)
+                .map_err(|m| DataFileError::at(path, line, m)),
+        }
+    }
+
+    /// This configuration labelling in the classes of its label set `name`.
+    pub fn with_label_set(&self, name: &str) -> Result<Self, String> {
+        let set = self.label_sets.get(name).ok_or_else(|| {
+            let known: Vec<&str> = self.label_sets.keys().map(String::as_str).collect();
+            format!(
+                "no label set \"{name}\" in [autolabel.label_sets] (known: {})",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            )
+        })?;
+        let mut out = self.clone();
+        out.classes = set.classes.clone();
+        out.world = set.world.clone();
+        out.icons = set.icons.clone();
+        out.merge_columns = set.merge_columns.clone();
+        out.merge_regions = set.merge_regions.clone();
+        if let Some(d) = &set.distractors {
+            out.distractors = d.clone();
+        }
+        out.label_sets = BTreeMap::new();
+        out.check()?;
+        Ok(out)
     }
 
     fn check(&self) -> Result<(), String> {
@@ -563,6 +626,7 @@ mod tests {
     fn config() -> AutoLabelConfig {
         AutoLabelConfig::load(
             &Path::new(env!("CARGO_MANIFEST_DIR")).join("config/games/minetest.toml"),
+            None,
         )
         .expect("the shipped [autolabel] loads")
     }
@@ -740,7 +804,77 @@ mod tests {
             ),
         )
         .expect("write");
-        let err = AutoLabelConfig::load(&path).expect_err("unknown class");
+        let err = AutoLabelConfig::load(&path, None).expect_err("unknown class");
         assert!(err.to_string().contains("bogus"), "{err}");
+    }
+
+    fn shipped_with(from: &str, to: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("g.toml");
+        let shipped = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("config/games/minetest.toml"),
+        )
+        .expect("read");
+        assert!(shipped.contains(from), "the shipped profile has {from:?}");
+        std::fs::write(&path, shipped.replacen(from, to, 1)).expect("write");
+        (dir, path)
+    }
+
+    #[test]
+    fn the_minecraft_label_set_labels_in_the_shipped_minecraft_detectors_classes() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mc = AutoLabelConfig::load(&root.join("config/games/minetest.toml"), Some("minecraft"))
+            .expect("the minecraft label set loads");
+        let card: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(root.join("models/minecraft-detector.json")).expect("card"),
+        )
+        .expect("card is JSON");
+        // The card keeps Ultralytics' class map as written: "{0: 'trunk', 1: 'log_icon', ...}".
+        let classes = card["classes"].as_str().expect("classes");
+        let names: Vec<&str> = classes.split('\'').skip(1).step_by(2).collect();
+        assert_eq!(names.len(), 23, "{classes}");
+        assert_eq!(mc.classes, names);
+        // Trunk columns are one object, as in the real frames; dirt is a class there, so it
+        // cannot stay a distractor.
+        assert_eq!(mc.merge_columns, ["trunk"]);
+        assert_eq!(
+            mc.icons.get("default:dirt").map(String::as_str),
+            Some("dirt_icon")
+        );
+        assert!(!mc.distractors.contains_key("default:dirt"));
+        assert!(mc.label_sets.is_empty());
+        // The profile's own classes are untouched.
+        assert_eq!(config().classes[0], "tree");
+    }
+
+    #[test]
+    fn an_unknown_label_set_is_refused_naming_the_known_ones() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let err = AutoLabelConfig::load(&root.join("config/games/minetest.toml"), Some("bogus"))
+            .expect_err("no such set");
+        let msg = err.to_string();
+        assert!(
+            msg.contains("\"bogus\"") && msg.contains("minecraft"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn a_broken_label_set_is_refused_at_load_with_its_header_line() {
+        // A set labelling dirt while its distractors still hold it.
+        let (_dir, path) = shipped_with(
+            "distractors = { \"default:leaves\" = 3, \"default:sapling\" = 2,",
+            "distractors = { \"default:leaves\" = 3, \"default:dirt\" = 2,",
+        );
+        let text = std::fs::read_to_string(&path).expect("read");
+        let header = text
+            .lines()
+            .position(|l| l.starts_with("[autolabel.label_sets.minecraft]"))
+            .expect("the set's header")
+            + 1;
+        let err = AutoLabelConfig::load(&path, None).expect_err("dirt is labelled");
+        let msg = err.to_string();
+        assert!(msg.contains("default:dirt"), "{msg}");
+        assert!(msg.contains(&format!(":{header}")), "{msg}");
     }
 }

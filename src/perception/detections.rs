@@ -49,6 +49,10 @@ pub struct InventoryIcon {
     pub x: f32,
     pub y: f32,
     pub conf: f32,
+    /// How many: the number drawn in the slot, where the game profile says how counts are
+    /// drawn (`[counts]`) and it could be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u32>,
 }
 
 /// A window-relative rectangle in pixels.
@@ -124,6 +128,7 @@ pub fn split(detections: &[Detection], class_names: &[String], ctx: &SplitContex
                 x,
                 y,
                 conf: d.conf,
+                count: None,
             }),
             None => out.entities.push(EnvironmentEntity {
                 class: d.class.clone(),
@@ -187,7 +192,8 @@ mod tests {
                 class: "log_icon".into(),
                 x: 20.0,
                 y: 20.0,
-                conf: 0.9
+                conf: 0.9,
+                count: None,
             }]
         );
     }

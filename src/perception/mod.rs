@@ -8,7 +8,9 @@ pub mod metrics;
 pub mod model_info;
 pub mod overlay;
 pub mod runtime;
+pub mod stack_count;
 
 pub use decode::DetectOptions;
 pub use detections::{Detection, EnvironmentEntity, InventoryIcon, Perception, SplitContext};
 pub use detector::{Detector, DetectorError, ModelInfo, StageTimes};
+pub use stack_count::CountStyle;

@@ -68,6 +68,11 @@ pub struct CraftRule {
     pub skill: String,
     #[serde(default)]
     pub args: Vec<ArgToken>,
+    /// How many of an ingredient one craft uses (`{ "Cobblestone" = 3 }`). Where the stack
+    /// counts can be read (`[counts]`), fewer is missing: with 2 cobblestones the stone
+    /// pickaxe's recipe made a hoe. An unread count counts as enough.
+    #[serde(default)]
+    pub needs: BTreeMap<String, u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -114,6 +119,8 @@ struct RawFile {
     autolabel: Option<toml::Value>,
     #[allow(dead_code)]
     settings: Option<toml::Value>,
+    #[allow(dead_code)]
+    counts: Option<toml::Value>,
 }
 
 impl PlannerConfig {
@@ -233,6 +240,14 @@ impl PlannerConfig {
                 return Err(format!("craft \"{item}\": no screen \"{}\"", rule.screen));
             }
             call(&rule.skill, &rule.args, &format!("craft \"{item}\""))?;
+            for (ingredient, n) in &rule.needs {
+                node(ingredient)?;
+                if *n == 0 {
+                    return Err(format!(
+                        "craft \"{item}\": needs \"{ingredient}\" = 0 (leave it out instead)"
+                    ));
+                }
+            }
         }
         for (name, screen) in &self.screens {
             if let Some(s) = &screen.station {
@@ -300,6 +315,18 @@ impl View<'_> {
     /// left in a craft grid.
     fn has(&self, node: NodeIndex) -> bool {
         self.icon(node).is_some()
+    }
+
+    /// How many of `node` the bag holds: the sum of its bag icons' counts, `None` where one of
+    /// them could not be read (or the game's counts are not read at all).
+    fn count(&self, node: NodeIndex) -> Option<u32> {
+        let attributes = self.visual.attributes.get(&node)?;
+        attributes
+            .icons
+            .iter()
+            .filter(|i| self.layout.in_bag(i.x, i.y))
+            .map(|i| i.count)
+            .sum()
     }
 
     /// Where `node`'s icon is in the bag.
@@ -442,6 +469,23 @@ impl Planner {
         out
     }
 
+    /// Whether the bag holds enough of `need` to make `item`: any where the craft rule gives
+    /// no number or the count cannot be read, else at least the rule's number.
+    fn enough(&self, view: &View, need: NodeIndex, item: NodeIndex) -> bool {
+        if !view.has(need) {
+            return false;
+        }
+        let wanted = self
+            .config
+            .craft
+            .get(view.kg.name(item))
+            .and_then(|r| r.needs.get(view.kg.name(need)));
+        match (wanted, view.count(need)) {
+            (Some(n), Some(have)) => have >= *n,
+            _ => true,
+        }
+    }
+
     fn first_missing(
         &self,
         item: NodeIndex,
@@ -452,7 +496,7 @@ impl Planner {
             return None;
         }
         for need in self.requirements(item, view) {
-            if view.has(need) || self.station_in_use(view.kg.name(need)) {
+            if self.enough(view, need, item) || self.station_in_use(view.kg.name(need)) {
                 continue;
             }
             if let Some(g) = self.first_missing(need, view, visited) {

@@ -9,6 +9,7 @@ use super::expand::{Camera, SlotGeometry};
 use super::gui::{GuiGeometry, GuiLayout};
 use super::keys::KeyMap;
 use super::library::{LibraryError, SkillLibrary, SlotNames};
+use crate::perception::CountStyle;
 use crate::toml_lines::{self, DataFileError};
 
 #[derive(Deserialize)]
@@ -31,6 +32,9 @@ struct RawControls {
     #[allow(dead_code)]
     #[serde(default)]
     settings: Option<toml::Value>,
+    /// How the game draws stack counts.
+    #[serde(default)]
+    counts: Option<CountStyle>,
 }
 
 impl SlotNames for GuiGeometry {
@@ -67,6 +71,8 @@ pub struct GameProfile {
     pub keys: KeyMap,
     pub camera: Camera,
     pub skills: SkillLibrary,
+    /// How the game draws stack counts (`[counts]`), when the profile says.
+    pub counts: Option<CountStyle>,
     pub controls_file: PathBuf,
 }
 
@@ -88,6 +94,14 @@ impl GameProfile {
             .map_err(|(line, m)| DataFileError::at(controls_file, line, m))?;
         check_camera(&raw.camera)
             .map_err(|m| DataFileError::at(controls_file, camera_line(&text), m))?;
+        if let Some(counts) = &raw.counts {
+            let line = text
+                .find("[counts")
+                .map_or(1, |o| toml_lines::line_at(&text, o));
+            counts
+                .check()
+                .map_err(|e| DataFileError::at(controls_file, line, format!("[counts]: {e}")))?;
+        }
         let skills = SkillLibrary::load(skills_dir, &raw.keys, &gui)?;
         Ok(GameProfile {
             name: name.to_string(),
@@ -95,6 +109,7 @@ impl GameProfile {
             keys: raw.keys,
             camera: raw.camera,
             skills,
+            counts: raw.counts,
             controls_file: controls_file.to_path_buf(),
         })
     }

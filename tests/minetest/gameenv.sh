@@ -10,7 +10,9 @@
 #
 # Environment: GAME_DIR (default /tmp/vistawise-minetest), GAME_DISPLAY (:77), GAME_W x GAME_H
 # (854x480: the window the minetest profile's GUI geometry was measured at), GAME_EXTRA_CONF
-# (extra minetest.conf lines), GAME_PORT (the local server's UDP port; default 30000 + display).
+# (extra minetest.conf lines), GAME_PORT (the local server's UDP port; default 30000 + display),
+# GAME_TEXTURE_PACK (a texture folder the game draws with, e.g. the Minecraft look built by
+# tools/detector/minetest_texture_pack.py).
 # Ground truth, written by the probe into $GAME_DIR/world/agent_probe/:
 #   state.json    player pose, look, inventory lists, 5 times a second (written atomically)
 #   events.jsonl  join / dig / place / craft / inventory / cmd_done events, one JSON object a line
@@ -56,6 +58,11 @@ status)
 start)
   SEED=${2:-2024}
   command -v /usr/games/minetest >/dev/null || { echo "minetest is not installed: run $0 install" >&2; exit 1; }
+  TEXTURES=
+  if [ -n "${GAME_TEXTURE_PACK:-}" ]; then
+    [ -d "$GAME_TEXTURE_PACK" ] || { echo "GAME_TEXTURE_PACK=$GAME_TEXTURE_PACK is not a folder" >&2; exit 1; }
+    TEXTURES="texture_path = $(cd "$GAME_TEXTURE_PACK" && pwd)"
+  fi
   stop
   rm -rf "$GD/world" "$GD/home"
   mkdir -p "$GD/home" "$GD/world/worldmods"
@@ -101,6 +108,7 @@ num_emerge_threads = 1
 keymap_inventory = KEY_KEY_E
 keymap_aux1 = KEY_LCONTROL
 secure.enable_security = true
+$TEXTURES
 ${GAME_EXTRA_CONF:-}
 CONF
   printf 'gameid = minetest_game\nbackend = sqlite3\nplayer_backend = sqlite3\nauth_backend = sqlite3\nmod_storage_backend = sqlite3\n' > "$GD/world/world.mt"

@@ -183,6 +183,9 @@ def main(argv=None):
     ap.add_argument("--max-side", type=int, default=1280, help="long side of the saved synthetic frames")
     ap.add_argument("--world-box-mode", choices=["block", "face"], default="block",
                     help="ores/bedrock: one box per block (default) or per visible face (as the real diamond labels)")
+    ap.add_argument("--minetest-dir", type=Path, action="append", default=[],
+                    help="with --sources ...,minetest: a folder of Minetest frames labelled in the Minecraft classes "
+                         "(scripts/minetest-dataset.sh with LABEL_SET=minecraft); repeatable")
     ap.add_argument("--no-prune", action="store_true", help="keep files of earlier runs that this run would not write")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
@@ -202,7 +205,10 @@ def main(argv=None):
     assets_dir = ensure_assets(args.workdir.resolve(), log)
     synthetic = [s for s in sources if REGISTRY[s].synthetic]
     static = [s for s in sources if not REGISTRY[s].synthetic]
+    # (options are part of every synthetic image's resume record: the static sources' folders are not)
     options = {"max_side": args.max_side, "world_box_mode": args.world_box_mode}
+    if "minetest" in sources and not args.minetest_dir:
+        ap.error("--sources with minetest needs --minetest-dir DIR")
     backgrounds = {sp: background_pool(args.real_root, sp, log=log) for sp in SPLITS} if synthetic else {}
     cfg = {"out": str(out), "seed": args.seed, "assets": str(assets_dir), "real_root": str(args.real_root),
            "backgrounds": backgrounds, "options": options, "synthetic_sources": synthetic}
@@ -256,7 +262,8 @@ def main(argv=None):
 
     # ---- static sources (real frames): symlink the images, copy the labels
     for src in static:
-        s = REGISTRY[src](Context(Assets(assets_dir), args.real_root, backgrounds, options))
+        static_options = {**options, "minetest_dirs": [str(d) for d in args.minetest_dir]}
+        s = REGISTRY[src](Context(Assets(assets_dir), args.real_root, backgrounds, static_options))
         for sp in SPLITS:
             img_dir, lab_dir, _ = split_dirs(out, sp)
             for item in s.items(sp):

@@ -5,13 +5,21 @@ The project ships only ONNX files (models/*.onnx); their .pt checkpoints stay on
 Ultralytics export folds every BatchNorm into the convolution before it (weight and bias), and keeps the module
 names (`model.2.m.0.cv1.conv.weight`). So a model built from the same YAML takes those weights back exactly: each
 conv gets the folded weight, and its BatchNorm becomes the identity plus the folded bias (gamma 1, beta = bias,
-mean 0, var 1 - eps). The checkpoint computes what the ONNX computes (checked here on a random input); training
-then moves the BatchNorm statistics on from there.
+mean 0, var 1 - eps). The checkpoint computes what the ONNX computes (checked here on a random input).
+
+In training mode a BatchNorm normalises by the batch's own statistics, so the identity above would turn into a
+different function at the first training step (the first epochs of a finetune relearn what the ONNX knew).
+`--calibrate IMAGES` fixes that: it runs real frames through the model, measures every BatchNorm input's
+per-channel mean m and variance v, and sets mean m, var v, gamma sqrt(v + eps), beta m + bias: inference is still
+exactly the ONNX, and a training batch like those frames passes through nearly unchanged.
 
 Usage (from the repository root):
     python tools/detector/onnx_to_pt.py models/minetest-detector.onnx --model-yaml yolo11n.yaml \\
         --out .work/detector/minetest-detector-init.pt
     python tools/detector/train.py --data DATA.yaml --name ft --init-weights .work/detector/minetest-detector-init.pt
+    # continuing a shipped model's training: calibrate its BatchNorms on training frames
+    python tools/detector/onnx_to_pt.py models/minecraft-detector.onnx --out .work/detector/mc-init.pt \
+        --calibrate .work/detector/data/train/images
 """
 
 from __future__ import annotations
@@ -34,6 +42,12 @@ def parse_args(argv=None):
         default="yolo11n.yaml",
         help="the architecture the ONNX was trained as (a name shipped with ultralytics or a path); default %(default)s",
     )
+    ap.add_argument(
+        "--calibrate",
+        metavar="IMAGES",
+        help="a folder of training frames to set the BatchNorm statistics from (for continuing training)",
+    )
+    ap.add_argument("--calibrate-images", type=int, default=64, help="how many frames (evenly spread); default %(default)s")
     ap.add_argument("--tolerance", type=float, default=1e-3, help="largest allowed |torch - onnxruntime| output")
     return ap.parse_args(argv)
 
@@ -116,6 +130,22 @@ def main(argv=None) -> int:
               file=sys.stderr)
         return 1
 
+    if args.calibrate:
+        frames = calibration_batch(Path(args.calibrate), args.calibrate_images, shape[2], shape[3])
+        if frames is None:
+            print(f"onnx_to_pt: no .jpg/.png frames in {args.calibrate}", file=sys.stderr)
+            return 2
+        calibrate(model, torch.from_numpy(frames))
+        with torch.no_grad():
+            again = model(torch.from_numpy(x))
+        again = (again[0] if isinstance(again, (list, tuple)) else again).numpy()
+        drift = float(np.abs(again - want).max())
+        print(f"onnx_to_pt: BatchNorms calibrated on {len(frames)} frames of {args.calibrate}; "
+              f"max |torch - onnxruntime| = {drift:.2e}")
+        if not drift <= args.tolerance:
+            print("onnx_to_pt: calibration changed the function; not writing", file=sys.stderr)
+            return 1
+
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp")
@@ -124,6 +154,77 @@ def main(argv=None) -> int:
     tmp.replace(out)
     print(f"wrote {out}")
     return 0
+
+
+def calibration_batch(folder: Path, count: int, h: int, w: int):
+    """COUNT frames evenly spread over FOLDER, letterboxed to H x W as the exporter's input ([N, 3, H, W], 0..1)."""
+    import cv2
+    import numpy as np
+
+    files = sorted(p for p in folder.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png"))
+    if not files:
+        return None
+    picks = [files[round(i * (len(files) - 1) / max(count - 1, 1))] for i in range(min(count, len(files)))]
+    out = np.full((len(picks), 3, h, w), 114 / 255, np.float32)
+    for k, p in enumerate(picks):
+        im = cv2.imread(str(p))
+        if im is None:
+            continue
+        r = min(h / im.shape[0], w / im.shape[1])
+        nh, nw = round(im.shape[0] * r), round(im.shape[1] * r)
+        im = cv2.resize(im, (nw, nh), interpolation=cv2.INTER_LINEAR)[:, :, ::-1]
+        top, left = (h - nh) // 2, (w - nw) // 2
+        out[k, :, top : top + nh, left : left + nw] = im.transpose(2, 0, 1) / 255.0
+    return out
+
+
+def calibrate(model, frames) -> None:
+    """Set every BatchNorm's statistics to those of its input on FRAMES, keeping inference unchanged (see top)."""
+    import torch
+
+    stats = {}
+
+    def hook(bn):
+        def grab(_mod, inputs, _out):
+            x = inputs[0].double()
+            stats[bn] = (x.mean(dim=(0, 2, 3)), x.var(dim=(0, 2, 3), unbiased=False))
+
+        return grab
+
+    bns = [m for m in model.modules() if isinstance(m, torch.nn.BatchNorm2d)]
+    handles = [bn.register_forward_hook(hook(bn)) for bn in bns]
+    model.eval()
+    with torch.no_grad():
+        for i in range(0, len(frames), 8):  # the model is exact in eval mode, so one pass measures every layer
+            batch = frames[i : i + 8]
+            part = {}
+            stats.clear()
+            model(batch)
+            part.update(stats)
+            for bn, (m, v) in part.items():
+                acc = getattr(bn, "_calib", None)
+                n = len(batch)
+                if acc is None:
+                    bn._calib = [m * n, (v + m * m) * n, n]
+                else:
+                    acc[0] += m * n
+                    acc[1] += (v + m * m) * n
+                    acc[2] += n
+    for h in handles:
+        h.remove()
+    with torch.no_grad():
+        for bn in bns:
+            if not hasattr(bn, "_calib"):
+                continue
+            s1, s2, n = bn._calib
+            del bn._calib
+            mean = s1 / n
+            var = (s2 / n - mean * mean).clamp_min(0.0)
+            bias = bn.bias.double().clone()  # the folded conv bias (gamma is 1, mean 0, var 1 - eps here)
+            bn.running_mean.copy_(mean.float())
+            bn.running_var.copy_(var.float())
+            bn.weight.copy_(torch.sqrt(var + bn.eps).float())
+            bn.bias.copy_((mean + bias).float())
 
 
 if __name__ == "__main__":

@@ -4,8 +4,8 @@
   image by the builder, or
 * lists existing labelled files: ``items(split) -> list[StaticItem]`` (linked into the dataset as they are).
 
-Register a new source with ``@register``. The Minetest auto-labelled frames can be added later as another
-static source (``items``) or a generating one, without touching the builder.
+Register a new source with ``@register``. ``minetest`` is such a static source: frames Minetest drew with the
+Minecraft texture pack and labelled itself in the Minecraft classes (``--minetest-dir``).
 """
 
 from __future__ import annotations
@@ -87,6 +87,57 @@ class RealSource(Source):
                     meta["flags"] = "unlabelled_lava_likely"
             out.append(StaticItem("real_" + fr.name, fr.image, fr.label, meta))
         return out
+
+
+@register
+class MinetestSource(Source):
+    """Minetest frames drawn with the Minecraft texture pack and labelled by the game itself in the Minecraft
+    classes (scripts/minetest-dataset.sh with GAME_TEXTURE_PACK and LABEL_SET=minecraft). Train split only:
+    val stays comparable across releases and the real test split is the measure."""
+
+    name = "minetest"
+    synthetic = False
+
+    def items(self, split):
+        if split != "train":
+            return []
+        out = []
+        for root in self.ctx.options.get("minetest_dirs", []):
+            root = Path(root).resolve()
+            check_minetest_classes(root)
+            for sub in sorted(p for p in root.iterdir() if (p / "images").is_dir() and (p / "labels").is_dir()):
+                for label in sorted((sub / "labels").glob("*.txt")):
+                    image = next((sub / "images" / (label.stem + e) for e in (".jpg", ".png")
+                                  if (sub / "images" / (label.stem + e)).is_file()), None)
+                    if image is None:
+                        continue
+                    name = f"minetest_{root.name}_{sub.name}_{label.stem}{image.suffix}"
+                    out.append(StaticItem(name, str(image), str(label), {"screen": "minetest_render", "background": ""}))
+        return out
+
+
+def check_minetest_classes(root: Path) -> None:
+    """The frames must be labelled in this dataset's classes (`--label-set minecraft`), ids in the same order."""
+    from .classes import NAMES
+
+    for yaml_path in sorted(root.glob("*/data.yaml")):
+        names = {}
+        in_names = False
+        for line in yaml_path.read_text().splitlines():
+            if line.startswith("names:"):
+                in_names = True
+                continue
+            if in_names and line.startswith("  ") and ":" in line:
+                k, v = line.strip().split(":", 1)
+                names[int(k)] = v.strip()
+            elif in_names and line.strip():
+                break
+        got = [names[i] for i in sorted(names)]
+        if got != NAMES:
+            raise SystemExit(
+                f"{yaml_path}: its classes are not the Minecraft detector's (label with --label-set minecraft); "
+                f"got {got[:5]}..."
+            )
 
 
 def _pick_background(ctx: Context, rng, split: str, kinds) -> Frame:

@@ -1,0 +1,251 @@
+//! `vistawise counts`: the stack counts drawn in inventory slots (`[counts]` of the game
+//! profile). `read` reads every slot of a screenshot; `learn` takes the digit templates from the
+//! running game (Minetest with the probe), which knows what it drew.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use clap::Subcommand;
+use image::RgbImage;
+use serde_json::json;
+use vistawise::capture::{frame, windows};
+use vistawise::minetest::autolabel::{GameWindow, layout_for};
+use vistawise::minetest::probe::Probe;
+use vistawise::perception::CountStyle;
+use vistawise::perception::stack_count::{self, Glyph};
+use vistawise::skills::GameProfile;
+use vistawise::skills::gui::GuiLayout;
+
+use super::AppContext;
+use super::autolabel::{DesktopWindow, default_probe_dir};
+
+#[derive(Subcommand, Debug)]
+pub enum CountsCommand {
+    /// Read the count of every slot of one screen, in a screenshot of the game window or (no
+    /// IMAGE) in the game window itself.
+    Read {
+        /// A screenshot of the game window (its size is the window's); default: capture the
+        /// window titled `game.window_title`.
+        image: Option<PathBuf>,
+        /// Also save the captured window here (PNG).
+        #[arg(long, value_name = "FILE")]
+        save: Option<PathBuf>,
+        /// The screen whose slots to read (`hud`, `inventory`, ...).
+        #[arg(long, default_value = "hud")]
+        screen: String,
+        /// Project root holding config/games/.
+        #[arg(long, default_value = ".")]
+        root: PathBuf,
+    },
+    /// Learn the digit templates from the running game: fills the inventory with known stacks
+    /// through the probe, reads the glyphs it draws, and prints `[counts.glyphs]` for the game
+    /// profile (paste it over the old one). Needs `[counts]` area and thresholds in the profile.
+    Learn {
+        /// The probe folder of the running game [default: as `annotate --auto`].
+        #[arg(long, value_name = "DIR")]
+        probe: Option<PathBuf>,
+        /// Project root holding config/games/.
+        #[arg(long, default_value = ".")]
+        root: PathBuf,
+        /// Wait after changing the inventory before the screenshot.
+        #[arg(long, default_value_t = 800)]
+        settle_ms: u64,
+    },
+}
+
+/// Stack sizes that show every digit first and second (and single digits).
+const ROUNDS: [[u32; 8]; 3] = [
+    [10, 21, 32, 43, 54, 65, 76, 87],
+    [98, 9, 19, 50, 61, 72, 83, 94],
+    [2, 3, 4, 5, 6, 7, 8, 1],
+];
+/// Stackable items of minetest_game, so the digits are learnt over different icons.
+const ITEMS: [&str; 8] = [
+    "default:dirt",
+    "default:cobble",
+    "default:wood",
+    "default:tree",
+    "default:stick",
+    "default:coal_lump",
+    "default:sand",
+    "default:gravel",
+];
+
+fn profile(ctx: &AppContext, root: &std::path::Path) -> Result<(GameProfile, CountStyle)> {
+    let game = &ctx.config().game.profile;
+    let profile = GameProfile::load(root, game)
+        .with_context(|| format!("cannot load game profile \"{game}\""))?;
+    let Some(style) = profile.counts.clone() else {
+        bail!(
+            "{}: no [counts] section: this profile does not say how stack counts are drawn",
+            profile.controls_file.display()
+        );
+    };
+    Ok((profile, style))
+}
+
+/// `(location, centre)` of every slot of `screen`.
+fn slots_of(layout: &GuiLayout, screen: &str) -> Vec<(String, (f32, f32))> {
+    let prefix = format!("{screen}.");
+    layout
+        .locations()
+        .into_iter()
+        .filter(|l| l.starts_with(&prefix))
+        .filter_map(|l| layout.slot_center(&l).ok().map(|c| (l, c)))
+        .collect()
+}
+
+pub fn run(ctx: &AppContext, cmd: &CountsCommand) -> Result<ExitCode> {
+    match cmd {
+        CountsCommand::Read {
+            image,
+            save,
+            screen,
+            root,
+        } => {
+            let (profile, style) = profile(ctx, root)?;
+            let img = match image {
+                Some(path) => image::open(path)
+                    .with_context(|| format!("cannot read image {}", path.display()))?
+                    .to_rgb8(),
+                None => {
+                    let all = windows::list()
+                        .context("cannot list windows (is DISPLAY set to the game's display?)")?;
+                    let found = windows::find_by_title(&all, &ctx.config().game.window_title)
+                        .context("the game window (set game.window_title, or use --game)")?;
+                    frame::capture(found.id)
+                        .context("cannot capture the game window")?
+                        .0
+                }
+            };
+            if let Some(path) = save {
+                img.save(path)
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+            }
+            let layout = layout_for(&profile.gui, img.width(), img.height());
+            let slots = slots_of(&layout, screen);
+            if slots.is_empty() {
+                bail!("the profile has no slots on screen \"{screen}\"");
+            }
+            for (location, c) in slots {
+                match style.read(&img, screen, c) {
+                    Ok(n) => println!("{location}\t{n}"),
+                    Err(e) => println!("{location}\t? ({e})"),
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        CountsCommand::Learn {
+            probe,
+            root,
+            settle_ms,
+        } => learn(ctx, probe.clone(), root, *settle_ms),
+    }
+}
+
+/// One screenshot's slots with the counts the game holds there.
+struct Shot {
+    image: RgbImage,
+    screen: &'static str,
+    truth: Vec<((f32, f32), u32)>,
+}
+
+fn learn(
+    ctx: &AppContext,
+    probe: Option<PathBuf>,
+    root: &std::path::Path,
+    settle_ms: u64,
+) -> Result<ExitCode> {
+    let (profile, style) = profile(ctx, root)?;
+    let gui = profile.gui.clone();
+    let mut probe = Probe::open(&probe.unwrap_or_else(default_probe_dir))?;
+    let (mut window, rect) = DesktopWindow::open(ctx, profile)?;
+    let layout = layout_for(&gui, rect.w, rect.h);
+    let settle = Duration::from_millis(settle_ms);
+    let mut shots = Vec::new();
+    for round in ROUNDS {
+        // The hotbar row holds the round's counts; the main rows repeat them shifted.
+        let main: Vec<String> = (0..32)
+            .map(|i| format!("{} {}", ITEMS[(i + i / 8) % 8], round[(i + i / 8) % 8]))
+            .collect();
+        probe
+            .send(json!({"op": "clear_inv"}))
+            .context("probe: clear_inv")?;
+        probe
+            .send(json!({"op": "set_list", "list": "main", "items": main}))
+            .context("probe: set_list")?;
+        let count_of = |location: &str| -> Option<u32> {
+            let index: usize = location.rsplit('.').next()?.parse().ok()?;
+            let offset = if location.contains(".main.") { 8 } else { 0 };
+            main.get(index + offset)?.split(' ').nth(1)?.parse().ok()
+        };
+        for (screen, open) in [("hud", false), ("inventory", true)] {
+            if open {
+                window.tap("inventory")?;
+            }
+            std::thread::sleep(settle);
+            let image = window.capture()?;
+            if open {
+                window.tap("close_screen")?;
+                std::thread::sleep(settle);
+            }
+            let truth = slots_of(&layout, screen)
+                .into_iter()
+                .filter(|(l, _)| l.contains(".hotbar.") || l.contains(".main."))
+                .filter_map(|(l, c)| count_of(&l).map(|n| (c, n)))
+                .collect();
+            shots.push(Shot {
+                image,
+                screen,
+                truth,
+            });
+        }
+    }
+    let mut examples: Vec<(char, Glyph)> = Vec::new();
+    let mut skipped = 0;
+    for shot in &shots {
+        for (c, n) in &shot.truth {
+            let text = if *n == style.undrawn {
+                String::new()
+            } else {
+                n.to_string()
+            };
+            let glyphs = style.glyphs_at(&shot.image, shot.screen, *c)?;
+            if glyphs.len() != text.len() {
+                skipped += 1;
+                continue;
+            }
+            examples.extend(text.chars().zip(glyphs));
+        }
+    }
+    let learnt = CountStyle {
+        glyphs: stack_count::learn(&examples),
+        ..style
+    };
+    let missing: Vec<char> = ('0'..='9')
+        .filter(|d| !learnt.glyphs.contains_key(&d.to_string()))
+        .collect();
+    // How well the templates read back what they were learnt from.
+    let (mut right, mut total) = (0, 0);
+    for shot in &shots {
+        for (c, n) in &shot.truth {
+            total += 1;
+            right += usize::from(learnt.read(&shot.image, shot.screen, *c).ok() == Some(*n));
+        }
+    }
+    println!("[counts.glyphs]");
+    for (digit, rows) in &learnt.glyphs {
+        let rows: Vec<String> = rows.iter().map(|r| format!("\"{r}\"")).collect();
+        println!("\"{digit}\" = [{}]", rows.join(", "));
+    }
+    eprintln!(
+        "learnt from {} glyphs ({skipped} slots skipped: glyph count did not match); reads {right}/{total} slots back right",
+        examples.len()
+    );
+    if !missing.is_empty() {
+        bail!("no examples of the digits {missing:?}: is the [counts] area right?");
+    }
+    Ok(ExitCode::SUCCESS)
+}
