@@ -83,13 +83,18 @@ impl GameWindow for DesktopWindow {
     }
 }
 
+/// The running game's window, found by `game.window_title`.
+pub(super) fn find_game_window(ctx: &AppContext) -> Result<windows::WindowInfo> {
+    let all =
+        windows::list().context("cannot list windows (is DISPLAY set to the game's display?)")?;
+    windows::find_by_title(&all, &ctx.config().game.window_title)
+        .context("the game window (set game.window_title, or use --game)")
+}
+
 impl DesktopWindow {
     /// The running game's window (found by `game.window_title`) and its rectangle.
     pub(super) fn open(ctx: &AppContext, profile: GameProfile) -> Result<(Self, WindowRect)> {
-        let all = windows::list()
-            .context("cannot list windows (is DISPLAY set to the game's display?)")?;
-        let found = windows::find_by_title(&all, &ctx.config().game.window_title)
-            .context("the game window (set game.window_title, or use --game)")?;
+        let found = find_game_window(ctx)?;
         let rect = WindowRect {
             x: found.x,
             y: found.y,

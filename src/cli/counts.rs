@@ -10,7 +10,7 @@ use anyhow::{Context, Result, bail};
 use clap::Subcommand;
 use image::RgbImage;
 use serde_json::json;
-use vistawise::capture::{frame, windows};
+use vistawise::capture::frame;
 use vistawise::minetest::autolabel::{GameWindow, layout_for};
 use vistawise::minetest::probe::Probe;
 use vistawise::perception::CountStyle;
@@ -19,7 +19,7 @@ use vistawise::skills::GameProfile;
 use vistawise::skills::gui::GuiLayout;
 
 use super::AppContext;
-use super::autolabel::{DesktopWindow, default_probe_dir};
+use super::autolabel::{DesktopWindow, default_probe_dir, find_game_window};
 
 #[derive(Subcommand, Debug)]
 pub enum CountsCommand {
@@ -111,10 +111,7 @@ pub fn run(ctx: &AppContext, cmd: &CountsCommand) -> Result<ExitCode> {
                     .with_context(|| format!("cannot read image {}", path.display()))?
                     .to_rgb8(),
                 None => {
-                    let all = windows::list()
-                        .context("cannot list windows (is DISPLAY set to the game's display?)")?;
-                    let found = windows::find_by_title(&all, &ctx.config().game.window_title)
-                        .context("the game window (set game.window_title, or use --game)")?;
+                    let found = find_game_window(ctx)?;
                     frame::capture(found.id)
                         .context("cannot capture the game window")?
                         .0
