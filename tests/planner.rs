@@ -457,3 +457,31 @@ fn too_few_of_an_ingredient_by_its_read_count_is_gathered_or_crafted_again() {
     // One stick: make sticks first, from planks, from a tree: none in view, so look around.
     assert_eq!(first(Some(5), Some(1)), "turn");
 }
+
+/// A Minetest icon in the open inventory at 854x480: hotbar row slot i at (305 + 35 i, 274),
+/// main row r slot c at (305 + 35 c, 311 + 32 r).
+fn minetest_inv(class: &str, (x, y): (f32, f32), count: Option<u32>) -> InventoryIcon {
+    InventoryIcon {
+        count,
+        ..icon(class, x, y)
+    }
+}
+
+#[test]
+fn the_biggest_stack_on_the_open_screen_is_used_and_the_dimmed_hud_under_it_is_not_counted() {
+    let mut w = world_of("minetest", (854, 480));
+    let icons = vec![
+        minetest_inv("wooden_pickaxe_icon", (550.0, 274.0), None),
+        // A pale block read as cobblestone (a stack of 1) beside the 9 real ones.
+        minetest_inv("cobble_icon", (340.0, 274.0), Some(1)),
+        minetest_inv("cobble_icon", (375.0, 274.0), Some(9)),
+        minetest_inv("stick_icon", (515.0, 375.0), Some(2)),
+        // The HUD hotbar under the inventory: its digits are dimmed and read as 1.
+        minetest_slot("cobble_icon", 1, Some(1)),
+        minetest_slot("cobble_icon", 2, Some(1)),
+    ];
+    assert_eq!(
+        act(w.step("Stone Pickaxe", vec![], icons)),
+        call("craft_stone_pickaxe", &[375.0, 274.0, 515.0, 375.0])
+    );
+}

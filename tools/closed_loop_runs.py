@@ -13,6 +13,7 @@ session's path, steps, end reason and the median time of each pipeline stage.
 Usage (from the repository root, after cargo build; stdlib only):
     python3 tools/closed_loop_runs.py --runs 10 [--policy planner] [--world 2024] [--out out/closed-loop-runs]
     python3 tools/closed_loop_runs.py --runs 3 --policy llm -- --set llm.base_url=http://127.0.0.1:8080/v1
+    python3 tools/closed_loop_runs.py --runs 5 --tasks 6 --keep stone_pickaxe:default:cobble:2   # too few cobblestones
 Arguments after `--` go to every `vistawise play`.
 """
 
@@ -52,6 +53,20 @@ def drop_item(probe: "Probe", item: str) -> None:
     for st in probe.state().get("main") or []:
         if st["name"] != item:
             slots[int(st["slot"]) - 1] = f"{st['name']} {int(st['count'])} {int(st.get('wear', 0))}"
+    probe.send({"op": "set_list", "list": "main", "items": slots})
+
+
+def keep_only(probe: "Probe", item: str, n: int) -> None:
+    """Leaves n of `item` in the main inventory, in its first stack's slot (fewer than a recipe needs,
+    as a short dig brings: does the agent read the count and get more?)."""
+    slots, first = [""] * 32, None
+    for st in probe.state().get("main") or []:
+        if st["name"] == item:
+            first = int(st["slot"]) - 1 if first is None else first
+        else:
+            slots[int(st["slot"]) - 1] = f"{st['name']} {int(st['count'])} {int(st.get('wear', 0))}"
+    if first is not None and n > 0:
+        slots[first] = f"{item} {n}"
     probe.send({"op": "set_list", "list": "main", "items": slots})
 
 
@@ -157,8 +172,18 @@ def main() -> int:
                     help=f"play the first N tasks of the chain ({', '.join(t for t, _, _ in CHAIN)})")
     ap.add_argument("--max-steps", type=int, default=None,
                     help="step limit for every task (default: each task's own, 10-40)")
+    ap.add_argument("--keep", action="append", default=[], metavar="TASK:ITEM:N",
+                    help="before TASK, leave only N of ITEM in the inventory (e.g. stone_pickaxe:default:cobble:2: "
+                         "too few for the recipe; checks the stack count reading); repeatable")
     ap.add_argument("play_args", nargs="*", help="extra arguments for every `vistawise play` (after --)")
     args = ap.parse_args()
+    keep = {}
+    for k in args.keep:
+        task, _, rest = k.partition(":")
+        item, _, n = rest.rpartition(":")
+        if not (task and item and n.isdigit()):
+            ap.error(f"--keep {k}: expected TASK:ITEM:N, e.g. stone_pickaxe:default:cobble:2")
+        keep.setdefault(task, []).append((item, int(n)))
     if not Path(args.bin).exists():
         print(f"closed_loop_runs: {args.bin} not found: run cargo build first", file=sys.stderr)
         return 2
@@ -184,6 +209,8 @@ def main() -> int:
                         print(f"seed {seed} coal: no ore in the pit's walls ({e})", flush=True)
                         run["tasks"].append({"task": task, "item": item, "no_ore": True})
                         break
+                for kept_item, n in keep.get(task, []):
+                    keep_only(probe, kept_item, n)
                 sid = f"{task}-seed{seed}"
                 t0 = time.time()
                 p = subprocess.run(

@@ -15,7 +15,7 @@ use petgraph::visit::EdgeRef;
 use serde::Deserialize;
 
 use crate::knowledge::{KnowledgeGraph, Relation, VisualState};
-use crate::perception::Perception;
+use crate::perception::{InventoryIcon, Perception};
 use crate::skills::gui::GuiLayout;
 use crate::skills::{CallArg, SkillCall, SkillLibrary};
 use crate::toml_lines::{self, DataFileError};
@@ -317,27 +317,41 @@ impl View<'_> {
         self.icon(node).is_some()
     }
 
-    /// How many of `node` the bag holds: the sum of its bag icons' counts, `None` where one of
-    /// them could not be read (or the game's counts are not read at all).
-    fn count(&self, node: NodeIndex) -> Option<u32> {
-        let attributes = self.visual.attributes.get(&node)?;
-        attributes
-            .icons
-            .iter()
-            .filter(|i| self.layout.in_bag(i.x, i.y))
-            .map(|i| i.count)
-            .sum()
-    }
-
-    /// Where `node`'s icon is in the bag.
-    fn icon(&self, node: NodeIndex) -> Option<(f32, f32)> {
-        self.visual
+    /// How many of `node` the bag holds: the sum of its bag icons' counts (only those on
+    /// `slots` when given and any is there: with a screen open the HUD hotbar under it shows
+    /// the same stacks again, its digits dimmed), `None` where one of them could not be read
+    /// (or the game's counts are not read at all).
+    fn count(&self, node: NodeIndex, slots: Option<&[(f32, f32)]>) -> Option<u32> {
+        let bag: Vec<_> = self
+            .visual
             .attributes
             .get(&node)?
             .icons
             .iter()
-            .find(|i| self.layout.in_bag(i.x, i.y))
-            .map(|i| (i.x, i.y))
+            .filter(|i| self.layout.in_bag(i.x, i.y))
+            .collect();
+        let on_screen: Vec<_> = match slots {
+            Some(s) => bag
+                .iter()
+                .filter(|i| on_a_slot(i.x, i.y, s, self))
+                .copied()
+                .collect(),
+            None => Vec::new(),
+        };
+        let counted = if on_screen.is_empty() { bag } else { on_screen };
+        counted.iter().map(|i| i.count).sum()
+    }
+
+    /// Where `node`'s icon is in the bag: its biggest read stack, else the first.
+    fn icon(&self, node: NodeIndex) -> Option<(f32, f32)> {
+        biggest(
+            self.visual
+                .attributes
+                .get(&node)?
+                .icons
+                .iter()
+                .filter(|i| self.layout.in_bag(i.x, i.y)),
+        )
     }
 }
 
@@ -350,6 +364,14 @@ fn screen_slots(screen: &str, view: &View) -> Vec<(f32, f32)> {
         .filter(|l| l.starts_with(&prefix))
         .filter_map(|l| view.layout.slot_center(l).ok())
         .collect()
+}
+
+/// The icon with the biggest read count (a stack of 1 of a look-alike block was taken for the
+/// recipe over the 9 cobblestones beside it), the first one when no count is read.
+fn biggest<'a>(icons: impl Iterator<Item = &'a InventoryIcon>) -> Option<(f32, f32)> {
+    icons
+        .min_by_key(|i| std::cmp::Reverse(i.count.unwrap_or(0)))
+        .map(|i| (i.x, i.y))
 }
 
 fn on_a_slot(x: f32, y: f32, slots: &[(f32, f32)], view: &View) -> bool {
@@ -480,7 +502,8 @@ impl Planner {
             .craft
             .get(view.kg.name(item))
             .and_then(|r| r.needs.get(view.kg.name(need)));
-        match (wanted, view.count(need)) {
+        let slots = self.take_slots(view);
+        match (wanted, view.count(need, slots.as_deref())) {
             (Some(n), Some(have)) => have >= *n,
             _ => true,
         }
@@ -737,25 +760,29 @@ impl Planner {
     /// hotbar can still show under the screen (Minetest draws it), and a click there moves
     /// nothing.
     fn screen_icon(&self, node: NodeIndex, view: &View) -> Option<(f32, f32)> {
-        let screen = self.screen.as_deref()?;
+        let slots = self.take_slots(view)?;
         let icons = &view.visual.attributes.get(&node)?.icons;
-        let slots = match self
-            .config
-            .screens
-            .get(screen)
-            .filter(|r| !r.take_from.is_empty())
-        {
-            Some(rule) => rule
-                .take_from
-                .iter()
-                .flat_map(|region| screen_slots(&format!("{screen}.{region}"), view))
-                .collect(),
-            None => screen_slots(screen, view),
-        };
-        icons
-            .iter()
-            .find(|i| on_a_slot(i.x, i.y, &slots, view))
-            .map(|i| (i.x, i.y))
+        biggest(icons.iter().filter(|i| on_a_slot(i.x, i.y, &slots, view)))
+    }
+
+    /// With a screen open, the slots ingredients are taken from (`take_from`, else all).
+    fn take_slots(&self, view: &View) -> Option<Vec<(f32, f32)>> {
+        let screen = self.screen.as_deref()?;
+        Some(
+            match self
+                .config
+                .screens
+                .get(screen)
+                .filter(|r| !r.take_from.is_empty())
+            {
+                Some(rule) => rule
+                    .take_from
+                    .iter()
+                    .flat_map(|region| screen_slots(&format!("{screen}.{region}"), view))
+                    .collect(),
+                None => screen_slots(screen, view),
+            },
+        )
     }
 
     /// The screen whose slots hold the most icons on this frame, if any: a screen left open
