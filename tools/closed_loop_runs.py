@@ -57,7 +57,7 @@ def drop_item(probe: "Probe", item: str) -> None:
 
 
 def keep_only(probe: "Probe", item: str, n: int) -> None:
-    """Leaves n of `item` in the main inventory, in its first stack's slot (fewer than a recipe needs,
+    """Sets `item` in the main inventory to one stack of n, in its first stack's slot (fewer than a recipe needs,
     as a short dig brings: does the agent read the count and get more?)."""
     slots, first = [""] * 32, None
     for st in probe.state().get("main") or []:
@@ -173,7 +173,7 @@ def main() -> int:
     ap.add_argument("--max-steps", type=int, default=None,
                     help="step limit for every task (default: each task's own, 10-40)")
     ap.add_argument("--keep", action="append", default=[], metavar="TASK:ITEM:N",
-                    help="before TASK, leave only N of ITEM in the inventory (e.g. stone_pickaxe:default:cobble:2: "
+                    help="before TASK, set ITEM in the inventory to one stack of N (e.g. stone_pickaxe:default:cobble:2: "
                          "too few for the recipe; checks the stack count reading); repeatable")
     ap.add_argument("play_args", nargs="*", help="extra arguments for every `vistawise play` (after --)")
     args = ap.parse_args()
