@@ -128,3 +128,38 @@ fn a_gather_rule_walks_its_own_approach_time_and_a_wrong_one_is_refused() {
         "{err}"
     );
 }
+
+#[test]
+fn the_profile_reads_stack_counts_and_a_broken_counts_section_is_refused_with_its_line() {
+    use vistawise::skills::GameProfile;
+    let repo = support::repo();
+    let profile = GameProfile::load(&repo, "minetest").expect("profile");
+    let counts = profile.counts.expect("[counts]");
+    assert_eq!(counts.glyphs.len(), 10, "the ten digits are shipped");
+    assert_eq!(counts.undrawn, 1);
+
+    let text = std::fs::read_to_string(repo.join("config/games/minetest.toml")).expect("read");
+    let bad = text.replace("max_mismatch = 0.2", "max_mismatch = 2.0");
+    assert_ne!(
+        bad, text,
+        "the profile no longer has max_mismatch = 0.2: update this test"
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("minetest.toml"), &bad).expect("write");
+    let err = GameProfile::load_from(
+        &dir.path().join("minetest.toml"),
+        &repo.join("skills/minetest"),
+        "minetest",
+    )
+    .expect_err("a mismatch share above 1 is refused")
+    .to_string();
+    let line = bad
+        .lines()
+        .position(|l| l.starts_with("[counts]"))
+        .map(|i| i + 1)
+        .expect("line");
+    assert!(
+        err.contains(&format!("minetest.toml:{line}")) && err.contains("max_mismatch"),
+        "{err}"
+    );
+}

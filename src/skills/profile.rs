@@ -95,9 +95,10 @@ impl GameProfile {
         check_camera(&raw.camera)
             .map_err(|m| DataFileError::at(controls_file, camera_line(&text), m))?;
         if let Some(counts) = &raw.counts {
+            // The section's header line (comments elsewhere mention `[counts]` too).
             let line = text
-                .find("[counts")
-                .map_or(1, |o| toml_lines::line_at(&text, o));
+                .find("\n[counts]")
+                .map_or(1, |o| toml_lines::line_at(&text, o + 1));
             counts
                 .check()
                 .map_err(|e| DataFileError::at(controls_file, line, format!("[counts]: {e}")))?;
