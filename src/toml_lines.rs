@@ -44,6 +44,19 @@ pub fn line_at(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
 }
 
+/// 1-based line of a table header such as `[planner]`, written at the start of a line (a comment
+/// that mentions the header elsewhere does not count); None when the file has no such line.
+pub fn header_line(text: &str, header: &str) -> Option<usize> {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        if line.trim_start().starts_with(header) {
+            return Some(line_at(text, offset));
+        }
+        offset += line.len();
+    }
+    None
+}
+
 /// Deserializes TOML; an error comes back as (line, message).
 pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, (usize, String)> {
     toml::from_str(text).map_err(|e| {
@@ -65,5 +78,13 @@ mod tests {
         assert_eq!(line_at("a\nb\nc", 99), 3);
         let err = from_str::<toml::Table>("a = 1\nb = \n").expect_err("bad");
         assert_eq!(err.0, 2);
+    }
+
+    #[test]
+    fn header_lines_are_found_at_line_starts_only() {
+        let text = "# see [planner] below\nx = 1\n[planner]\n  [planner.gather]\n";
+        assert_eq!(header_line(text, "[planner]"), Some(3));
+        assert_eq!(header_line(text, "[planner.gather]"), Some(4));
+        assert_eq!(header_line(text, "[counts]"), None);
     }
 }

@@ -194,17 +194,13 @@ impl AutoLabelConfig {
                 "no [autolabel] section: this game cannot label itself",
             )
         })?;
-        let line = text
-            .find("[autolabel]")
-            .map_or(1, |o| toml_lines::line_at(&text, o));
+        let line = toml_lines::header_line(&text, "[autolabel]").unwrap_or(1);
         config
             .check()
             .map_err(|m| DataFileError::at(path, line, format!("[autolabel]: {m}")))?;
         for name in config.label_sets.keys() {
             let header = format!("[autolabel.label_sets.{name}]");
-            let line = text
-                .find(&header)
-                .map_or(line, |o| toml_lines::line_at(&text, o));
+            let line = toml_lines::header_line(&text, &header).unwrap_or(line);
             config
                 .with_label_set(name)
                 .map_err(|m| DataFileError::at(path, line, format!("{header}: {m}")))?;

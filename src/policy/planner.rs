@@ -133,9 +133,7 @@ impl PlannerConfig {
         let text = toml_lines::read(path)?;
         let raw: RawFile =
             toml_lines::from_str(&text).map_err(|(line, m)| DataFileError::at(path, line, m))?;
-        let line = text
-            .find("[planner]")
-            .map_or(1, |o| toml_lines::line_at(&text, o));
+        let line = toml_lines::header_line(&text, "[planner]").unwrap_or(1);
         let config = raw
             .planner
             .ok_or_else(|| DataFileError::at(path, 1, "no [planner] section"))?;
@@ -150,9 +148,16 @@ impl PlannerConfig {
                 for region in &rule.take_from {
                     let prefix = format!("{screen}.{region}.");
                     if !locations.iter().any(|l| l.starts_with(&prefix)) {
-                        let line = text
-                            .find("take_from")
-                            .map_or(line, |o| toml_lines::line_at(&text, o));
+                        // The `take_from` line of this screen's section.
+                        let header = format!("[planner.screens.{screen}]");
+                        let line = toml_lines::header_line(&text, &header).map_or(line, |h| {
+                            text.lines()
+                                .enumerate()
+                                .skip(h)
+                                .take_while(|(_, l)| !l.trim_start().starts_with('['))
+                                .find(|(_, l)| l.trim_start().starts_with("take_from"))
+                                .map_or(h, |(i, _)| i + 1)
+                        });
                         return Err(DataFileError::at(
                             path,
                             line,

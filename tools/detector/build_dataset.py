@@ -26,6 +26,7 @@ import csv
 import io
 import json
 import os
+import shutil
 import sys
 import time
 from collections import Counter
@@ -168,6 +169,17 @@ def allocate(n: int, mix: dict[str, float]) -> dict[str, int]:
     return out
 
 
+def parse_repeat(text: str, static: list[str]) -> dict[str, int]:
+    """`real=2,minetest=3` -> {source: times}; only static sources (their frames are files to list again)."""
+    out = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, _, times = part.partition("=")
+        if name not in static or not times.isdigit() or int(times) < 1:
+            raise SystemExit(f"build_dataset: --repeat {part!r}: want SRC=N with N >= 1 and SRC one of {static}")
+        out[name] = int(times)
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
@@ -186,6 +198,9 @@ def main(argv=None):
     ap.add_argument("--minetest-dir", type=Path, action="append", default=[],
                     help="with --sources ...,minetest: a folder of Minetest frames labelled in the Minecraft classes "
                          "(scripts/minetest-dataset.sh with LABEL_SET=minecraft); repeatable")
+    ap.add_argument("--repeat", default="", metavar="SRC=N",
+                    help="train-split only: list the frames of these static sources N times in data.yaml (e.g. real=2:"
+                         " the real trunk tiles are a fifth of the frames but the only real trunks); folders train-rep*/")
     ap.add_argument("--no-prune", action="store_true", help="keep files of earlier runs that this run would not write")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
@@ -283,6 +298,27 @@ def main(argv=None):
                 rec.update(item.meta)
                 records.append(rec)
 
+    # ---- repeated train frames: extra folders of symlinks to the same images and labels (Ultralytics reads every
+    # listed folder, so a frame listed twice is drawn twice an epoch; val and test stay as they are)
+    repeats = parse_repeat(args.repeat, static)
+    train_dirs = ["train/images"]
+    for old_rep in out.glob("train-rep*"):
+        shutil.rmtree(old_rep)
+    for k in range(1, max(repeats.values(), default=1)):
+        rep = out / f"train-rep{k}"
+        (rep / "images").mkdir(parents=True)
+        (rep / "labels").mkdir()
+        n = 0
+        for r in records:
+            if r["split"] == "train" and repeats.get(r["source"], 1) > k:
+                name = Path(r["file"]).name
+                os.symlink((out / r["file"]).resolve(), rep / "images" / name)
+                os.symlink((out / "train" / "labels" / (Path(name).stem + ".txt")).resolve(),
+                           rep / "labels" / (Path(name).stem + ".txt"))
+                n += 1
+        train_dirs.append(f"train-rep{k}/images")
+        log(f"train-rep{k}: {n} frames listed again ({args.repeat})")
+
     # ---- prune files of earlier runs that this run does not produce (only names our sources write)
     expected = {r["file"] for r in records}
     if not args.no_prune:
@@ -314,7 +350,7 @@ def main(argv=None):
         "# test: test-synth/images is a SYNTHETIC held-out split (icons and blocks). The real held-out test set\n"
         f"# ({args.real_root}/test) is not part of this folder and is never read by the builder.\n"
         f"path: {out}\n"
-        "train: train/images\n"
+        f"train: [{', '.join(train_dirs)}]\n"
         "val: val/images\n"
         "test: test-synth/images\n"
         f"nc: {len(NAMES)}\n"
@@ -349,6 +385,8 @@ def main(argv=None):
             "boxes_by_class": {n: cls.get(n, 0) for n in NAMES},
             "boxes_by_source": {s: {n: c[n] for n in NAMES if c.get(n)} for s, c in sorted(cls_src.items())},
         }
+    if repeats:
+        stats["train"]["repeats"] = repeats
     atomic_write(out / "stats.json", (json.dumps(stats, indent=2) + "\n").encode())
     log(f"build done in {time.time() - t0:.0f} s: " + ", ".join(f"{sp} {stats[sp]['images']} images / {stats[sp]['boxes']} boxes" for sp in SPLITS))
 
