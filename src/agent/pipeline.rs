@@ -84,7 +84,8 @@ pub fn read_counts(
                 let d = |c: &(f32, f32)| (c.0 - icon.x).powi(2) + (c.1 - icon.y).powi(2);
                 d(&a.1).total_cmp(&d(&b.1))
             });
-        icon.count = slot.and_then(|(screen, c)| style.read(frame, screen, *c).ok());
+        icon.count =
+            slot.and_then(|(screen, c)| style.read(frame, screen, *c, layout.scale()).ok());
     }
 }
 

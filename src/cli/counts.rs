@@ -1,19 +1,22 @@
 //! `vistawise counts`: the stack counts drawn in inventory slots (`[counts]` of the game
 //! profile). `read` reads every slot of a screenshot; `learn` takes the digit templates from the
-//! running game (Minetest with the probe), which knows what it drew.
+//! running game (Minetest with the probe), which knows what it drew, or from counts drawn with the
+//! game's font texture (Minecraft, which cannot run here).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use clap::Subcommand;
-use image::RgbImage;
+use image::{Rgb, RgbImage};
 use serde_json::json;
 use vistawise::capture::frame;
+use vistawise::config::GuiScale;
 use vistawise::minetest::autolabel::{GameWindow, layout_for};
 use vistawise::minetest::probe::Probe;
 use vistawise::perception::CountStyle;
+use vistawise::perception::ascii_font::AsciiFont;
 use vistawise::perception::stack_count::{self, Glyph};
 use vistawise::skills::GameProfile;
 use vistawise::skills::gui::GuiLayout;
@@ -42,10 +45,16 @@ pub enum CountsCommand {
     /// Learn the digit templates from the running game: fills the inventory with known stacks
     /// through the probe, reads the glyphs it draws, and prints `[counts.glyphs]` for the game
     /// profile (paste it over the old one). Needs `[counts]` area and thresholds in the profile.
+    /// With --font, from counts drawn with the game's font texture instead (no game needed).
     Learn {
         /// The probe folder of the running game [default: as `annotate --auto`].
-        #[arg(long, value_name = "DIR")]
+        #[arg(long, value_name = "DIR", conflicts_with = "font")]
         probe: Option<PathBuf>,
+        /// Minecraft's font texture (`font/ascii.png` of the npm package minecraft-assets): the
+        /// counts are drawn with it as the game draws them, in every screen of `[counts] area`
+        /// at GUI scales 1-4, and learnt from those frames.
+        #[arg(long, value_name = "PNG")]
+        font: Option<PathBuf>,
         /// Project root holding config/games/.
         #[arg(long, default_value = ".")]
         root: PathBuf,
@@ -121,13 +130,16 @@ pub fn run(ctx: &AppContext, cmd: &CountsCommand) -> Result<ExitCode> {
                 img.save(path)
                     .with_context(|| format!("cannot write {}", path.display()))?;
             }
-            let layout = layout_for(&profile.gui, img.width(), img.height());
+            // At the configured GUI scale, as the agent reads (Minetest's profile fixes its own).
+            let layout = profile
+                .gui
+                .layout(img.width(), img.height(), ctx.config().game.gui_scale);
             let slots = slots_of(&layout, screen);
             if slots.is_empty() {
                 bail!("the profile has no slots on screen \"{screen}\"");
             }
             for (location, c) in slots {
-                match style.read(&img, screen, c) {
+                match style.read(&img, screen, c, layout.scale()) {
                     Ok(n) => println!("{location}\t{n}"),
                     Err(e) => println!("{location}\t? ({e})"),
                 }
@@ -136,26 +148,82 @@ pub fn run(ctx: &AppContext, cmd: &CountsCommand) -> Result<ExitCode> {
         }
         CountsCommand::Learn {
             probe,
+            font,
             root,
             settle_ms,
-        } => learn(ctx, probe.clone(), root, *settle_ms),
+        } => {
+            let (profile, style) = profile(ctx, root)?;
+            let shots = match font {
+                Some(path) => font_shots(&profile, &style, path)?,
+                None => probe_shots(ctx, profile, probe.clone(), *settle_ms)?,
+            };
+            learn(style, &shots)
+        }
     }
 }
 
 /// One screenshot's slots with the counts the game holds there.
 struct Shot {
     image: RgbImage,
-    screen: &'static str,
+    screen: String,
+    /// The GUI scale it is drawn at.
+    scale: u32,
     truth: Vec<((f32, f32), u32)>,
 }
 
-fn learn(
+/// The window the font is drawn in: it allows GUI scales 1-4. With `unit = "gui"` a glyph is the
+/// same cells at every scale; drawing all of them checks that (the read-back covers each).
+const FONT_WINDOW: (u32, u32) = (1920, 1080);
+const FONT_SCALES: [u8; 4] = [1, 2, 3, 4];
+/// An empty slot's colour in Minecraft's container textures.
+const SLOT_GREY: [u8; 3] = [139, 139, 139];
+
+/// Frames of every screen of `[counts] area`, at every scale of FONT_SCALES, with the ROUNDS'
+/// counts drawn by `font` in every slot as the game draws them.
+fn font_shots(profile: &GameProfile, style: &CountStyle, path: &Path) -> Result<Vec<Shot>> {
+    let font = AsciiFont::load(path)?;
+    let (w, h) = FONT_WINDOW;
+    let half = (profile.gui.slot_size() / 2) as f32;
+    let mut shots = Vec::new();
+    for fixed in FONT_SCALES {
+        let layout = profile.gui.layout(w, h, GuiScale::Fixed(fixed));
+        let scale = layout.scale();
+        for screen in style.area.keys() {
+            let slots = slots_of(&layout, screen);
+            for round in ROUNDS {
+                let mut image = RgbImage::from_pixel(w, h, Rgb(SLOT_GREY));
+                let mut truth = Vec::new();
+                for (k, (_, c)) in slots.iter().enumerate() {
+                    let n = round[(k + k / 8) % 8];
+                    // The item area's top-left in GUI pixels (centres are whole GUI pixels).
+                    let s = scale as f32;
+                    let slot = ((c.0 / s - half) as i64, (c.1 / s - half) as i64);
+                    font.draw_count(&mut image, n, slot, scale);
+                    truth.push((*c, n));
+                }
+                shots.push(Shot {
+                    image,
+                    screen: screen.clone(),
+                    scale,
+                    truth,
+                });
+            }
+        }
+    }
+    if shots.iter().all(|s| s.truth.is_empty()) {
+        bail!("no screen of [counts] area has slots in the profile's [gui]");
+    }
+    Ok(shots)
+}
+
+/// Screenshots of the running game with the ROUNDS' stacks, put in the inventory through the
+/// probe.
+fn probe_shots(
     ctx: &AppContext,
+    profile: GameProfile,
     probe: Option<PathBuf>,
-    root: &std::path::Path,
     settle_ms: u64,
-) -> Result<ExitCode> {
-    let (profile, style) = profile(ctx, root)?;
+) -> Result<Vec<Shot>> {
     let gui = profile.gui.clone();
     let mut probe = Probe::open(&probe.unwrap_or_else(default_probe_dir))?;
     let (mut window, rect) = DesktopWindow::open(ctx, profile)?;
@@ -195,21 +263,27 @@ fn learn(
                 .collect();
             shots.push(Shot {
                 image,
-                screen,
+                screen: screen.to_string(),
+                scale: layout.scale(),
                 truth,
             });
         }
     }
+    Ok(shots)
+}
+
+/// Learns the templates from the shots' glyphs and prints them as `[counts.glyphs]`.
+fn learn(style: CountStyle, shots: &[Shot]) -> Result<ExitCode> {
     let mut examples: Vec<(char, Glyph)> = Vec::new();
     let mut skipped = 0;
-    for shot in &shots {
+    for shot in shots {
         for (c, n) in &shot.truth {
             let text = if *n == style.undrawn {
                 String::new()
             } else {
                 n.to_string()
             };
-            let glyphs = style.glyphs_at(&shot.image, shot.screen, *c)?;
+            let glyphs = style.glyphs_at(&shot.image, &shot.screen, *c, shot.scale)?;
             if glyphs.len() != text.len() {
                 skipped += 1;
                 continue;
@@ -226,10 +300,11 @@ fn learn(
         .collect();
     // How well the templates read back what they were learnt from.
     let (mut right, mut total) = (0, 0);
-    for shot in &shots {
+    for shot in shots {
         for (c, n) in &shot.truth {
             total += 1;
-            right += usize::from(learnt.read(&shot.image, shot.screen, *c).ok() == Some(*n));
+            let read = learnt.read(&shot.image, &shot.screen, *c, shot.scale);
+            right += usize::from(read.ok() == Some(*n));
         }
     }
     println!("[counts.glyphs]");

@@ -1,5 +1,6 @@
 //! Perception: the YOLO detector (ONNX Runtime) and what its boxes mean for the agent.
 
+pub mod ascii_font;
 pub mod decode;
 pub mod detections;
 pub mod detector;
@@ -13,4 +14,4 @@ pub mod stack_count;
 pub use decode::DetectOptions;
 pub use detections::{Detection, EnvironmentEntity, InventoryIcon, Perception, SplitContext};
 pub use detector::{Detector, DetectorError, ModelInfo, StageTimes};
-pub use stack_count::CountStyle;
+pub use stack_count::{CountStyle, CountUnit};

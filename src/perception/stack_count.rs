@@ -2,9 +2,9 @@
 //! the item; how many there are decides whether a recipe can be made (with 2 cobblestones the
 //! stone pickaxe's recipe made a hoe in the closed loop). The digits are white glyphs of one
 //! fixed font, so they are read by matching against the game's own glyphs (`[counts]` of the
-//! game profile, learnt from the game with `vistawise counts learn`). Hand-written because it is
-//! a few dozen lines of thresholding and template matching; an OCR crate would be a large
-//! dependency for ten glyphs of one font.
+//! game profile, learnt from the game or its font texture with `vistawise counts learn`).
+//! Hand-written because it is a few dozen lines of thresholding and template matching; an OCR
+//! crate would be a large dependency for ten glyphs of one font.
 
 use std::collections::BTreeMap;
 
@@ -15,18 +15,51 @@ use serde::Deserialize;
 pub const GLYPH_W: usize = 6;
 pub const GLYPH_H: usize = 9;
 
+/// What the lengths of `[counts]` (`area`, `min_glyph_height`) are measured in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "String")]
+pub enum CountUnit {
+    /// Window pixels at `reference_height`, scaled with the window's height: Minetest's HUD and
+    /// formspecs grow with the window.
+    #[default]
+    Height,
+    /// GUI pixels times the GUI scale in effect (`skills::gui::effective_scale`): Minecraft draws
+    /// its GUI at an integer scale, so one window height can be drawn at scale 2 or 3.
+    Gui,
+}
+
+impl TryFrom<String> for CountUnit {
+    type Error = String;
+
+    // The message names the field: serde's own would only list the variants.
+    fn try_from(s: String) -> Result<Self, String> {
+        match s.as_str() {
+            "height" => Ok(CountUnit::Height),
+            "gui" => Ok(CountUnit::Gui),
+            _ => Err(format!(
+                "unit: \"{s}\" is not a unit (known: \"height\", \"gui\")"
+            )),
+        }
+    }
+}
+
 /// `[counts]` of a game profile: where and how the game draws stack counts.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CountStyle {
+    /// The unit of `area` and `min_glyph_height` (default `height`).
+    #[serde(default)]
+    pub unit: CountUnit,
     /// The digits' area relative to a slot's centre, per screen (`hud`, `inventory`: the first
-    /// part of a slot's location), `[dx1, dy1, dx2, dy2]` in window pixels at
-    /// `reference_height` (scaled with the window's height).
+    /// part of a slot's location), `[dx1, dy1, dx2, dy2]` in `unit`s.
     pub area: BTreeMap<String, [f32; 4]>,
-    pub reference_height: f32,
+    /// With `unit = "height"`: the window height the lengths are given at (needed); with
+    /// `unit = "gui"` it must be left out.
+    #[serde(default)]
+    pub reference_height: Option<f32>,
     /// A digit pixel: every channel at least this bright (the digits are white).
     pub min_channel: u8,
-    /// Glyphs lower than this (reference pixels) are not digits (noise, an icon's highlight).
+    /// Glyphs lower than this (`unit`s) are not digits (noise, an icon's highlight).
     pub min_glyph_height: f32,
     /// A glyph is read as the template it differs least from, if it differs in at most this
     /// share of cells; otherwise the count is unreadable.
@@ -75,8 +108,24 @@ impl CountStyle {
                 "area.{s}: needs dx1 < dx2 and dy1 < dy2"
             )));
         }
-        if self.reference_height.is_nan() || self.reference_height <= 0.0 {
-            return Err(CountError::Invalid("reference_height must be > 0".into()));
+        match (self.unit, self.reference_height) {
+            (CountUnit::Height, None) => {
+                return Err(CountError::Invalid(
+                    "reference_height: needed with unit = \"height\"".into(),
+                ));
+            }
+            (CountUnit::Height, Some(h)) if !(h > 0.0 && h.is_finite()) => {
+                return Err(CountError::Invalid("reference_height must be > 0".into()));
+            }
+            (CountUnit::Gui, Some(_)) => {
+                return Err(CountError::Invalid(
+                    "reference_height: not used with unit = \"gui\" (the GUI scale sizes the area): leave it out".into(),
+                ));
+            }
+            _ => {}
+        }
+        if !(self.min_glyph_height >= 0.0 && self.min_glyph_height.is_finite()) {
+            return Err(CountError::Invalid("min_glyph_height must be >= 0".into()));
         }
         if !(0.0..=1.0).contains(&self.max_mismatch) {
             return Err(CountError::Invalid(
@@ -116,18 +165,31 @@ impl CountStyle {
         Ok(out)
     }
 
+    /// Window pixels per `unit` in a frame `image_height` pixels high whose GUI is drawn at
+    /// `gui_scale`.
+    pub fn px_per_unit(&self, image_height: u32, gui_scale: u32) -> f32 {
+        match self.unit {
+            // `check` makes sure the height is there; without it lengths are taken as pixels.
+            CountUnit::Height => {
+                image_height as f32 / self.reference_height.unwrap_or(image_height as f32)
+            }
+            CountUnit::Gui => gui_scale.max(1) as f32,
+        }
+    }
+
     /// The digits' area around a slot centre of `screen`, clipped to the image: `(x1, y1, x2, y2)`.
     fn area_px(
         &self,
         image: &RgbImage,
         screen: &str,
         (cx, cy): (f32, f32),
+        gui_scale: u32,
     ) -> Result<(u32, u32, u32, u32), CountError> {
         let area = self
             .area
             .get(screen)
             .ok_or_else(|| CountError::NoArea(screen.to_string()))?;
-        let s = image.height() as f32 / self.reference_height;
+        let s = self.px_per_unit(image.height(), gui_scale);
         let clip = |v: f32, max: u32| v.round().clamp(0.0, max as f32) as u32;
         Ok((
             clip(cx + area[0] * s, image.width()),
@@ -138,26 +200,41 @@ impl CountStyle {
     }
 
     /// The glyphs drawn in the count area of the slot of `screen` centred at `centre`, left to
-    /// right.
+    /// right. `gui_scale`: the GUI scale the frame is drawn at (`GuiLayout::scale`), which sizes
+    /// the area with `unit = "gui"`.
     pub fn glyphs_at(
         &self,
         image: &RgbImage,
         screen: &str,
         centre: (f32, f32),
+        gui_scale: u32,
     ) -> Result<Vec<Glyph>, CountError> {
-        let (x1, y1, x2, y2) = self.area_px(image, screen, centre)?;
-        if x2 <= x1 || y2 <= y1 {
+        let (x1, y1, x2, y2) = self.area_px(image, screen, centre, gui_scale)?;
+        // With GUI units one sample per GUI pixel (its centre): a glyph is then the same cells at
+        // every GUI scale, so one set of templates reads them all. Window-height units sample
+        // every pixel.
+        let step = match self.unit {
+            CountUnit::Height => 1,
+            CountUnit::Gui => gui_scale.max(1),
+        };
+        let (w, h) = (((x2 - x1) / step) as usize, ((y2 - y1) / step) as usize);
+        if w == 0 || h == 0 {
             return Ok(Vec::new());
         }
-        let (w, h) = ((x2 - x1) as usize, (y2 - y1) as usize);
         let ink: Vec<bool> = (0..h * w)
             .map(|i| {
-                let p = image.get_pixel(x1 + (i % w) as u32, y1 + (i / w) as u32).0;
-                p.iter().all(|c| *c >= self.min_channel)
+                let x = x1 + (i % w) as u32 * step + step / 2;
+                let y = y1 + (i / w) as u32 * step + step / 2;
+                image
+                    .get_pixel(x, y)
+                    .0
+                    .iter()
+                    .all(|c| *c >= self.min_channel)
             })
             .collect();
         let column_has_ink = |x: usize| (0..h).any(|y| ink[y * w + x]);
-        let min_h = self.min_glyph_height * image.height() as f32 / self.reference_height;
+        let min_h =
+            self.min_glyph_height * self.px_per_unit(image.height(), gui_scale) / step as f32;
         let mut out = Vec::new();
         let mut x = 0;
         while x < w {
@@ -184,16 +261,17 @@ impl CountStyle {
         Ok(out)
     }
 
-    /// The count in the slot of `screen` centred at `centre`: `undrawn` when no digits are
-    /// drawn there.
+    /// The count in the slot of `screen` centred at `centre` of a frame whose GUI is drawn at
+    /// `gui_scale`: `undrawn` when no digits are drawn there.
     pub fn read(
         &self,
         image: &RgbImage,
         screen: &str,
         centre: (f32, f32),
+        gui_scale: u32,
     ) -> Result<u32, CountError> {
         let templates = self.templates()?;
-        let glyphs = self.glyphs_at(image, screen, centre)?;
+        let glyphs = self.glyphs_at(image, screen, centre, gui_scale)?;
         if glyphs.is_empty() {
             return Ok(self.undrawn);
         }
@@ -305,24 +383,33 @@ mod tests {
     ];
 
     fn draw(img: &mut RgbImage, text: &str, x0: u32, y0: u32) {
+        draw_scaled(img, text, x0, y0, 1);
+    }
+
+    /// `text` with every font pixel an `s` x `s` block (a GUI drawn at scale `s`).
+    fn draw_scaled(img: &mut RgbImage, text: &str, x0: u32, y0: u32, s: u32) {
         let mut x = x0;
         for ch in text.chars() {
             let (_, rows) = FONT.iter().find(|(c, _)| *c == ch).expect("in the font");
             for (dy, row) in rows.iter().enumerate() {
                 for (dx, c) in row.chars().enumerate() {
                     if c == '#' {
-                        img.put_pixel(x + dx as u32, y0 + dy as u32, Rgb([255, 255, 255]));
+                        for (px, py) in (0..s * s).map(|i| (i % s, i / s)) {
+                            let (gx, gy) = (x + dx as u32 * s + px, y0 + dy as u32 * s + py);
+                            img.put_pixel(gx, gy, Rgb([255, 255, 255]));
+                        }
                     }
                 }
             }
-            x += 6;
+            x += 6 * s;
         }
     }
 
     fn style() -> CountStyle {
         CountStyle {
+            unit: CountUnit::Height,
             area: BTreeMap::from([("hud".to_string(), [0.0, 0.0, 20.0, 10.0])]),
-            reference_height: 100.0,
+            reference_height: Some(100.0),
             min_channel: 200,
             min_glyph_height: 4.0,
             max_mismatch: 0.15,
@@ -336,7 +423,7 @@ mod tests {
         let mut img = RgbImage::from_pixel(100, 100, Rgb([40, 60, 40]));
         draw(&mut img, "127", 2, 2);
         let s = style();
-        let glyphs = s.glyphs_at(&img, "hud", (0.0, 0.0)).expect("area");
+        let glyphs = s.glyphs_at(&img, "hud", (0.0, 0.0), 1).expect("area");
         assert_eq!(glyphs.len(), 3, "three glyphs side by side");
         let examples: Vec<(char, Glyph)> = "127".chars().zip(glyphs).collect();
         CountStyle {
@@ -351,7 +438,7 @@ mod tests {
         for (text, want) in [("721", 721), ("2", 2), ("17", 17), ("11", 11)] {
             let mut img = RgbImage::from_pixel(100, 100, Rgb([90, 70, 30]));
             draw(&mut img, text, 50, 40);
-            assert_eq!(s.read(&img, "hud", (47.0, 38.0)), Ok(want), "{text}");
+            assert_eq!(s.read(&img, "hud", (47.0, 38.0), 1), Ok(want), "{text}");
         }
     }
 
@@ -359,9 +446,9 @@ mod tests {
     fn no_digits_is_the_undrawn_count_and_a_stranger_glyph_is_an_error() {
         let s = learnt();
         let img = RgbImage::from_pixel(100, 100, Rgb([90, 70, 30]));
-        assert_eq!(s.read(&img, "hud", (10.0, 10.0)), Ok(1));
+        assert_eq!(s.read(&img, "hud", (10.0, 10.0), 1), Ok(1));
         assert_eq!(
-            s.read(&img, "inventory", (10.0, 10.0)),
+            s.read(&img, "inventory", (10.0, 10.0), 1),
             Err(CountError::NoArea("inventory".into()))
         );
         // A solid white block is no digit.
@@ -372,7 +459,7 @@ mod tests {
             }
         }
         assert!(matches!(
-            s.read(&img, "hud", (10.0, 10.0)),
+            s.read(&img, "hud", (10.0, 10.0), 1),
             Err(CountError::Unmatched { .. })
         ));
         // Grey is not ink.
@@ -383,14 +470,14 @@ mod tests {
                 *p = Rgb([150, 150, 150]);
             }
         }
-        assert_eq!(s.read(&img, "hud", (10.0, 10.0)), Ok(1));
+        assert_eq!(s.read(&img, "hud", (10.0, 10.0), 1), Ok(1));
     }
 
     #[test]
     fn templates_are_checked() {
         let mut s = style();
         assert_eq!(
-            s.read(&RgbImage::new(10, 10), "hud", (0.0, 0.0)),
+            s.read(&RgbImage::new(10, 10), "hud", (0.0, 0.0), 1),
             Err(CountError::NoTemplates)
         );
         s.glyphs.insert("x".into(), vec!["......".into(); GLYPH_H]);
@@ -398,5 +485,68 @@ mod tests {
         s.glyphs.clear();
         s.glyphs.insert("3".into(), vec!["....".into(); GLYPH_H]);
         assert!(matches!(s.templates(), Err(CountError::BadTemplate(_))));
+    }
+
+    #[test]
+    fn gui_units_follow_the_gui_scale_and_height_units_the_window_height() {
+        // The same templates and area ([0, 0, 20, 10] from the slot centre), one window 200 px
+        // high, the GUI drawn at scales 1-3.
+        let by_height = CountStyle {
+            reference_height: Some(100.0),
+            ..learnt()
+        };
+        let gui = CountStyle {
+            unit: CountUnit::Gui,
+            reference_height: None,
+            ..learnt()
+        };
+        assert_eq!(gui.check(), Ok(()));
+        assert_eq!(by_height.check(), Ok(()));
+        for scale in 1..=3 {
+            let mut img = RgbImage::from_pixel(300, 200, Rgb([90, 70, 30]));
+            draw_scaled(&mut img, "72", 40 + 2 * scale, 30 + scale, scale);
+            assert_eq!(
+                gui.read(&img, "hud", (40.0, 30.0), scale),
+                Ok(72),
+                "scale {scale}"
+            );
+            // Window-height units see 2 px per unit whatever the GUI scale: only the drawing at
+            // scale 2 fits their area (at 1 the glyphs are below min_glyph_height, at 3 cut off).
+            let read = by_height.read(&img, "hud", (40.0, 30.0), scale);
+            assert_eq!(read == Ok(72), scale == 2, "scale {scale}: {read:?}");
+        }
+    }
+
+    #[test]
+    fn the_unit_and_its_reference_height_are_checked_naming_the_field() {
+        let gui = CountStyle {
+            unit: CountUnit::Gui,
+            ..style()
+        };
+        let err = gui.check().expect_err("a reference height with GUI units");
+        assert!(err.to_string().starts_with("reference_height:"), "{err}");
+        let no_height = CountStyle {
+            reference_height: None,
+            ..style()
+        };
+        let err = no_height.check().expect_err("height units need the height");
+        assert!(err.to_string().starts_with("reference_height:"), "{err}");
+        let negative = CountStyle {
+            min_glyph_height: -1.0,
+            ..style()
+        };
+        let err = negative.check().expect_err("a negative height");
+        assert!(err.to_string().contains("min_glyph_height"), "{err}");
+
+        let section = |unit: &str| {
+            format!(
+                "unit = \"{unit}\"\narea = {{ hud = [0.0, 0.0, 8.0, 8.0] }}\nmin_channel = 200\n\
+                 min_glyph_height = 5.0\nmax_mismatch = 0.2\nundrawn = 1\n"
+            )
+        };
+        let parsed: CountStyle = toml::from_str(&section("gui")).expect("gui parses");
+        assert_eq!((parsed.unit, parsed.check()), (CountUnit::Gui, Ok(())));
+        let err = toml::from_str::<CountStyle>(&section("px")).expect_err("no such unit");
+        assert!(err.message().contains("unit: \"px\""), "{err}");
     }
 }

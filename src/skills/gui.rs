@@ -341,6 +341,11 @@ impl GuiGeometry {
         })
     }
 
+    /// Side of a slot's item area, GUI pixels.
+    pub fn slot_size(&self) -> u32 {
+        self.slot_size
+    }
+
     /// Every valid location, sorted by screen and region, then by index: `hud.hotbar.0`, ...
     /// A one-slot region is named without an index (`furnace.fuel`).
     pub fn locations(&self) -> Vec<String> {

@@ -49,6 +49,25 @@ pub fn minilm_dir() -> PathBuf {
     dir
 }
 
+/// The data folder of the npm package minecraft-assets (Minecraft's textures, one folder per game
+/// version) that scripts/fetch-minecraft-assets.sh installs under $VISTAWISE_MC_NPM (default
+/// .work/npm). Panics with the fix when it is missing: the textures are never committed.
+pub fn minecraft_assets() -> PathBuf {
+    let prefix = std::env::var_os("VISTAWISE_MC_NPM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join(".work/npm"));
+    let data = repo()
+        .join(prefix)
+        .join("node_modules/minecraft-assets/minecraft-assets/data");
+    assert!(
+        data.join("1.19.1/font/ascii.png").is_file(),
+        "Minecraft's textures are not at {}: run `bash scripts/fetch-minecraft-assets.sh` \
+         (scripts/test.sh does; VISTAWISE_MC_NPM picks another npm prefix)",
+        data.display()
+    );
+    data
+}
+
 /// Initialises ONNX Runtime for in-process tests; panics with the fix when it is missing.
 pub fn init_ort() {
     vistawise::perception::runtime::init(Some(&ort_lib()))

@@ -67,6 +67,8 @@ class Placed:
     cls: str | None  # our class name, or None for a distractor
     box: tuple  # (x1, y1, x2, y2) window pixels, tight to the icon's opaque pixels
     where: str
+    slot: tuple = (0, 0)  # (gx, gy) GUI pixels: the top-left of the 16x16 item area it is drawn in
+    count: int = 1  # the stack count drawn with it (1: none drawn)
 
 
 @dataclass
@@ -79,6 +81,7 @@ class Screen:
     rng: np.random.Generator
     canvas: np.ndarray
     placed: list = field(default_factory=list)
+    hovered: tuple | None = None  # (gx, gy) of the slot under the highlight
 
     def __post_init__(self):
         self.sw = -(-self.W // self.s)  # ceil, as the game does
@@ -139,6 +142,7 @@ class Screen:
             self.rect(gx + 2, gy + 13, 13, 2, (0, 0, 0))
             self.rect(gx + 2, gy + 13, max(1, int(round(13 * frac))), 1, durability_color(frac))
         count = self.random_count(spec) if count is None else count
+        p.slot, p.count = (int(gx), int(gy)), int(count)
         if count > 1:
             t = str(count)
             self.text(t, gx + 17 - self.font.width(t), gy + 9)
@@ -300,6 +304,7 @@ class Screen:
         if self.rng.random() < 0.4:
             gx, gy = choice(self.rng, all_slots)
             self.rect(gx, gy, 16, 16, WHITE, 0.5)
+            self.hovered = (int(gx), int(gy))
         # an item stack carried by the mouse, drawn over everything
         if self.rng.random() < 0.25:
             mx = int(self.rng.integers(left - 20, left + 196))
@@ -353,7 +358,11 @@ def compose_icons(assets: Assets, rng: np.random.Generator, background: np.ndarr
     # background objects: keep where the world is still visible (GUI textures cover it opaquely)
     covered = np.abs(canvas - before).max(axis=2) > 40 if screen == "hotbar" else _panel_mask(scr, screen)
     boxes += [(c, *b) for c, *b in cv.occlude_boxes(bg_mapped, covered)]
-    meta = {"screen": screen, "window": f"{W}x{H}", "gui_scale": s, "texture_version": version}
+    meta = {"screen": screen, "window": f"{W}x{H}", "gui_scale": s, "texture_version": version,
+            # every drawn stack: [where, gx, gy, count] (GUI px, the item area's top-left; count 1 = none drawn),
+            # so the stack-count reader can be measured on these frames (tools/detector/measure_counts.py)
+            "slots": [[p.where, *p.slot, p.count] for p in scr.placed],
+            "hovered": None if scr.hovered is None else list(scr.hovered)}
     return img, boxes, meta
 
 
