@@ -67,25 +67,16 @@ pub fn read_counts(
     layout: &GuiLayout,
 ) {
     // (screen, slot centre) of every slot: the screen says where its digits are drawn.
-    let slots: Vec<(String, (f32, f32))> = layout
-        .locations()
-        .into_iter()
-        .filter_map(|l| {
-            let c = layout.slot_center(&l).ok()?;
-            let screen = l.split('.').next().unwrap_or_default().to_string();
-            Some((screen, c))
-        })
-        .collect();
+    let slots = layout.slots(None);
     for icon in &mut perception.icons {
         let slot = slots
             .iter()
-            .filter(|(_, c)| layout.on_slot(icon.x, icon.y, *c))
+            .filter(|s| layout.on_slot(icon.x, icon.y, s.centre))
             .min_by(|a, b| {
-                let d = |c: &(f32, f32)| (c.0 - icon.x).powi(2) + (c.1 - icon.y).powi(2);
-                d(&a.1).total_cmp(&d(&b.1))
+                let d = |c: (f32, f32)| (c.0 - icon.x).powi(2) + (c.1 - icon.y).powi(2);
+                d(a.centre).total_cmp(&d(b.centre))
             });
-        icon.count =
-            slot.and_then(|(screen, c)| style.read(frame, screen, *c, layout.scale()).ok());
+        icon.count = slot.and_then(|s| style.read(frame, &s.screen, s.centre, layout.scale()).ok());
     }
 }
 

@@ -97,12 +97,10 @@ fn profile(ctx: &AppContext, root: &std::path::Path) -> Result<(GameProfile, Cou
 
 /// `(location, centre)` of every slot of `screen`.
 fn slots_of(layout: &GuiLayout, screen: &str) -> Vec<(String, (f32, f32))> {
-    let prefix = format!("{screen}.");
     layout
-        .locations()
+        .slots(Some(screen))
         .into_iter()
-        .filter(|l| l.starts_with(&prefix))
-        .filter_map(|l| layout.slot_center(&l).ok().map(|c| (l, c)))
+        .map(|s| (s.location, s.centre))
         .collect()
 }
 

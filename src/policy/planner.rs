@@ -362,12 +362,10 @@ impl View<'_> {
 
 /// The centres of every slot of a screen (`inventory.*`), in window pixels.
 fn screen_slots(screen: &str, view: &View) -> Vec<(f32, f32)> {
-    let prefix = format!("{screen}.");
     view.layout
-        .locations()
-        .iter()
-        .filter(|l| l.starts_with(&prefix))
-        .filter_map(|l| view.layout.slot_center(l).ok())
+        .slots(Some(screen))
+        .into_iter()
+        .map(|s| s.centre)
         .collect()
 }
 

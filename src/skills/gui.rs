@@ -434,6 +434,17 @@ impl GuiGeometry {
     }
 }
 
+/// One slot of a laid-out GUI (see [`GuiLayout::slots`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Slot {
+    /// The screen it is on (`hud`, `inventory`): the first part of its location.
+    pub screen: String,
+    /// Its location name (`inventory.craft.0`).
+    pub location: String,
+    /// The centre of its item area, window pixels.
+    pub centre: (f32, f32),
+}
+
 /// [`GuiGeometry`] placed in one window: answers window-pixel slot centres.
 #[derive(Debug, Clone, Copy)]
 pub struct GuiLayout<'a> {
@@ -484,6 +495,29 @@ impl GuiLayout<'_> {
         self.geometry.locations()
     }
 
+    /// Every slot with its screen, location name and centre, in [`Self::locations`] order;
+    /// `screen` keeps one screen's slots only.
+    pub fn slots(&self, screen: Option<&str>) -> Vec<Slot> {
+        let mut out = Vec::new();
+        for (sname, s) in &self.geometry.screens {
+            if screen.is_some_and(|only| only != sname) {
+                continue;
+            }
+            for (rname, region) in &s.regions {
+                let n = region.count();
+                out.extend((0..n).map(|i| Slot {
+                    screen: sname.clone(),
+                    location: match n {
+                        1 => format!("{sname}.{rname}"),
+                        _ => format!("{sname}.{rname}.{i}"),
+                    },
+                    centre: self.centre_of(s, region, i),
+                }));
+            }
+        }
+        out
+    }
+
     /// Whether an icon centred at (x, y) sits in a slot the player owns (`[gui] bag_regions`,
     /// in any screen): within 10 GUI pixels of the slot's centre. Without `bag_regions` every
     /// place counts.
@@ -531,6 +565,28 @@ mod tests {
     const S2: GuiScale = GuiScale::Fixed(2);
     const S3: GuiScale = GuiScale::Fixed(3);
     const S4: GuiScale = GuiScale::Fixed(4);
+
+    #[test]
+    fn slots_list_every_location_with_its_screen_and_centre() {
+        let geo = minecraft();
+        let layout = geo.layout(1280, 720, S3);
+        let all = layout.slots(None);
+        let names: Vec<&str> = all.iter().map(|s| s.location.as_str()).collect();
+        assert_eq!(names, geo.locations());
+        for s in &all {
+            assert_eq!(s.location.split('.').next(), Some(s.screen.as_str()));
+            assert_eq!(Ok(s.centre), layout.slot_center(&s.location));
+        }
+        let furnace: Vec<String> = layout
+            .slots(Some("furnace"))
+            .into_iter()
+            .map(|s| s.location)
+            .filter(|l| !l.contains(".main.") && !l.contains(".hotbar."))
+            .collect();
+        assert_eq!(furnace, ["furnace.fuel", "furnace.input", "furnace.result"]);
+        assert_eq!(layout.slots(Some("furnace")).len(), 3 + 27 + 9);
+        assert!(layout.slots(Some("no_such_screen")).is_empty());
+    }
 
     #[test]
     fn scale_follows_the_game_rule() {
