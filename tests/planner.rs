@@ -485,3 +485,20 @@ fn the_biggest_stack_on_the_open_screen_is_used_and_the_dimmed_hud_under_it_is_n
         call("craft_stone_pickaxe", &[375.0, 274.0, 515.0, 375.0])
     );
 }
+
+#[test]
+fn in_the_minetest_inventory_the_ingredient_is_taken_from_its_take_from_slots_not_the_dimmed_hud() {
+    // The closed loop's planks step: the log in the open inventory's hotbar row (take_from =
+    // hotbar, main) and the same log in the HUD hotbar drawn dimmed under the panel.
+    let mut w = world_of("minetest", (854, 480));
+    let hud = minetest_slot("tree_icon", 1, Some(1));
+    assert_eq!(
+        act(w.step("Wooden Planks", vec![], vec![hud.clone()])),
+        call("open_inventory", &[])
+    );
+    let inv = minetest_inv("tree_icon", (305.0, 274.0), Some(1));
+    assert_eq!(
+        act(w.step("Wooden Planks", vec![], vec![hud, inv])),
+        call("craft_plank", &[305.0, 274.0])
+    );
+}

@@ -361,10 +361,15 @@ impl View<'_> {
 }
 
 /// The centres of every slot of a screen (`inventory.*`), in window pixels.
-fn screen_slots(screen: &str, view: &View) -> Vec<(f32, f32)> {
+/// The centres of the slots whose location starts with `prefix`: a screen (`inventory`) or one
+/// of its regions (`inventory.hotbar`).
+fn screen_slots(prefix: &str, view: &View) -> Vec<(f32, f32)> {
+    let screen = prefix.split('.').next().unwrap_or(prefix);
+    let dotted = format!("{prefix}.");
     view.layout
         .slots(Some(screen))
         .into_iter()
+        .filter(|s| s.location == prefix || s.location.starts_with(&dotted))
         .map(|s| s.centre)
         .collect()
 }
