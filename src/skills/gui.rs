@@ -349,16 +349,22 @@ impl GuiGeometry {
     /// Every valid location, sorted by screen and region, then by index: `hud.hotbar.0`, ...
     /// A one-slot region is named without an index (`furnace.fuel`).
     pub fn locations(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        for (sname, screen) in &self.screens {
-            for (rname, region) in &screen.regions {
-                match region.count() {
-                    1 => out.push(format!("{sname}.{rname}")),
-                    n => out.extend((0..n).map(|i| format!("{sname}.{rname}.{i}"))),
-                }
-            }
-        }
-        out
+        self.each_slot().map(|slot| slot.location()).collect()
+    }
+
+    /// Every slot in [`Self::locations`] order, with the screen and region it belongs to.
+    fn each_slot(&self) -> impl Iterator<Item = SlotRef<'_>> {
+        self.screens.iter().flat_map(|(sname, screen)| {
+            screen.regions.iter().flat_map(move |(rname, region)| {
+                (0..region.count()).map(move |index| SlotRef {
+                    sname,
+                    screen,
+                    rname,
+                    region,
+                    index,
+                })
+            })
+        })
     }
 
     /// Whether `location` names a slot, without a window (for the skill loader's checks).
@@ -434,6 +440,25 @@ impl GuiGeometry {
     }
 }
 
+/// One slot of the geometry while listing them (see [`GuiGeometry::each_slot`]).
+struct SlotRef<'a> {
+    sname: &'a str,
+    screen: &'a Screen,
+    rname: &'a str,
+    region: &'a Region,
+    index: u32,
+}
+
+impl SlotRef<'_> {
+    /// Its location name: a one-slot region is named without an index (`furnace.fuel`).
+    fn location(&self) -> String {
+        match self.region.count() {
+            1 => format!("{}.{}", self.sname, self.rname),
+            _ => format!("{}.{}.{}", self.sname, self.rname, self.index),
+        }
+    }
+}
+
 /// One slot of a laid-out GUI (see [`GuiLayout::slots`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Slot {
@@ -498,24 +523,15 @@ impl GuiLayout<'_> {
     /// Every slot with its screen, location name and centre, in [`Self::locations`] order;
     /// `screen` keeps one screen's slots only.
     pub fn slots(&self, screen: Option<&str>) -> Vec<Slot> {
-        let mut out = Vec::new();
-        for (sname, s) in &self.geometry.screens {
-            if screen.is_some_and(|only| only != sname) {
-                continue;
-            }
-            for (rname, region) in &s.regions {
-                let n = region.count();
-                out.extend((0..n).map(|i| Slot {
-                    screen: sname.clone(),
-                    location: match n {
-                        1 => format!("{sname}.{rname}"),
-                        _ => format!("{sname}.{rname}.{i}"),
-                    },
-                    centre: self.centre_of(s, region, i),
-                }));
-            }
-        }
-        out
+        self.geometry
+            .each_slot()
+            .filter(|slot| screen.is_none_or(|only| only == slot.sname))
+            .map(|slot| Slot {
+                screen: slot.sname.to_string(),
+                location: slot.location(),
+                centre: self.centre_of(slot.screen, slot.region, slot.index),
+            })
+            .collect()
     }
 
     /// Whether an icon centred at (x, y) sits in a slot the player owns (`[gui] bag_regions`,
@@ -526,16 +542,10 @@ impl GuiLayout<'_> {
         if bag.is_empty() {
             return true;
         }
-        self.geometry.screens.values().any(|screen| {
-            screen
-                .regions
-                .iter()
-                .filter(|(name, _)| bag.contains(name))
-                .any(|(_, region)| {
-                    (0..region.count())
-                        .any(|i| self.on_slot(x, y, self.centre_of(screen, region, i)))
-                })
-        })
+        self.geometry
+            .each_slot()
+            .filter(|slot| bag.iter().any(|b| b == slot.rname))
+            .any(|slot| self.on_slot(x, y, self.centre_of(slot.screen, slot.region, slot.index)))
     }
 
     /// Whether a detected icon centred at (x, y) is the item in the slot centred at `centre`:
