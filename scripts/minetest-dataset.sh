@@ -55,9 +55,12 @@ done
   echo "# Minetest detector data (scripts/minetest-dataset.sh); labelled by the game itself."
   echo "path: $OUT"
   trains=(); [ "$TRAIN" -gt 0 ] && trains+=(train/images); [ "$TRAIN2" -gt 0 ] && trains+=(train2/images)
-  echo "train: [$(IFS=,; echo "${trains[*]}" | sed 's/,/, /g')]"
+  [ ${#trains[@]} -gt 0 ] && echo "train: [$(IFS=,; echo "${trains[*]}" | sed 's/,/, /g')]"
   [ "$VAL" -gt 0 ] && echo "val: val/images"
   [ "$TEST" -gt 0 ] && echo "test: test/images"
-  sed -n '/^names:/,$p' "$OUT/${trains[0]%/images}/data.yaml"
+  # The class names: from any split built (a run of val or test frames only has no train).
+  for split in train train2 val test; do
+    [ -f "$OUT/$split/data.yaml" ] && { sed -n '/^names:/,$p' "$OUT/$split/data.yaml"; break; }
+  done
 } > "$OUT/data.yaml"
 log "wrote $OUT/data.yaml"

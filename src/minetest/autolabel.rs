@@ -52,6 +52,10 @@ pub struct AutoLabelConfig {
     pub views: Vec<Vec<String>>,
     /// Nodes farther than this (nodes) from the eye are not labelled.
     pub radius: f64,
+    /// Per class, a radius other than `radius`: trunks are seen much farther than ore, and one
+    /// drawn but left unlabelled teaches the detector to miss the small ones it must find.
+    #[serde(default)]
+    pub class_radius: BTreeMap<String, f64>,
     /// Ray-cast cells per face edge (visibility resolution).
     pub grid: u32,
     /// Boxes narrower or lower than this (window pixels) are dropped.
@@ -64,6 +68,10 @@ pub struct AutoLabelConfig {
     pub icon_box_px: BTreeMap<String, f64>,
     /// The inventory panel `[x1, y1, x2, y2]`: it hides the world behind it.
     pub inventory_panel: [f64; 4],
+    /// The HUD hotbar `[x1, y1, x2, y2]`, drawn over the world on every frame: what is behind
+    /// it is not labelled (the first labels had trunk bases there that nobody can see).
+    #[serde(default)]
+    pub hud_panel: Option<[f64; 4]>,
     /// Share of frames taken with the inventory open.
     pub inventory_fraction: f64,
     /// Wait after moving the player before the screenshot (the client must render the view).
@@ -94,6 +102,9 @@ pub struct LabelSet {
     pub merge_regions: Vec<String>,
     #[serde(default)]
     pub distractors: Option<BTreeMap<String, u32>>,
+    /// As `[autolabel] class_radius`, in this set's classes (the profile's is not carried over).
+    #[serde(default)]
+    pub class_radius: BTreeMap<String, f64>,
 }
 
 /// `[autolabel] pits`: `count` pits, each `2 * half_width + 1` nodes square and `depth` nodes
@@ -106,6 +117,10 @@ pub struct PitConfig {
     pub depth: i64,
     pub distance: f64,
 }
+
+/// The largest scan radius (nodes) a config may ask for: the viewing range the harness sets
+/// (tests/minetest/gameenv.sh), and a search cube the game answers in well under a second.
+const MAX_SCAN_RADIUS: f64 = 60.0;
 
 /// Nodes above the centre's feet a pit also clears (trees, a hillside), so its walls get sun.
 const PIT_CLEAR_ABOVE: i64 = 16;
@@ -232,6 +247,7 @@ impl AutoLabelConfig {
         out.icons = set.icons.clone();
         out.merge_columns = set.merge_columns.clone();
         out.merge_regions = set.merge_regions.clone();
+        out.class_radius = set.class_radius.clone();
         if let Some(d) = &set.distractors {
             out.distractors = d.clone();
         }
@@ -258,6 +274,26 @@ impl AutoLabelConfig {
         }
         for c in self.icons.values() {
             known(c, "icons")?;
+        }
+        for (c, r) in &self.class_radius {
+            if !self.world.contains_key(c) {
+                return Err(format!(
+                    "class_radius names \"{c}\", not a class of [autolabel.world]"
+                ));
+            }
+            // The probe looks for nodes in a cube of this half-side: keep it within what the
+            // game has loaded and can search at once.
+            if !(*r > 0.0 && *r <= MAX_SCAN_RADIUS) {
+                return Err(format!(
+                    "class_radius.{c} = {r}: must be within 0..{MAX_SCAN_RADIUS} nodes"
+                ));
+            }
+        }
+        if !(self.radius > 0.0 && self.radius <= MAX_SCAN_RADIUS) {
+            return Err(format!(
+                "radius = {}: must be within 0..{MAX_SCAN_RADIUS} nodes",
+                self.radius
+            ));
         }
         if let Some(d) = self
             .distractors
@@ -291,6 +327,15 @@ impl AutoLabelConfig {
             }
         }
         Ok(())
+    }
+
+    /// The screen panels that hide the world on a frame: the HUD hotbar, and the inventory
+    /// panel when it is open.
+    pub fn hidden_panels(&self, inventory_open: bool) -> Vec<[f64; 4]> {
+        self.hud_panel
+            .into_iter()
+            .chain(inventory_open.then_some(self.inventory_panel))
+            .collect()
     }
 
     pub fn class_id(&self, class: &str) -> Option<usize> {
@@ -562,7 +607,8 @@ pub fn label_frame(
         return Err(AutoLabelError::Moved(moved));
     }
     let scan_value = probe.send(json!({
-        "op": "scan", "names": config.world, "radius": config.radius, "grid": config.grid,
+        "op": "scan", "names": config.world, "radius": config.radius,
+        "radii": config.class_radius, "grid": config.grid,
     }))?;
     let scan: Scan =
         serde_json::from_value(scan_value).map_err(|e| AutoLabelError::Scan(e.to_string()))?;
@@ -575,20 +621,13 @@ pub fn label_frame(
         w,
         h,
     );
+    let hidden = config.hidden_panels(open);
     let merge = Merge {
         columns: &config.merge_columns,
         regions: &config.merge_regions,
-        hidden: open.then_some(config.inventory_panel),
+        hidden: &hidden,
     };
     let mut boxes = scan_boxes(&camera, &scan, merge, config.min_box_px);
-    if open {
-        // A trunk column can still reach past the panel: keep its larger visible strip.
-        boxes = boxes
-            .iter()
-            .filter_map(|b| outside_panel(b, config.inventory_panel))
-            .filter(|b| b.width() >= config.min_box_px && b.height() >= config.min_box_px)
-            .collect();
-    }
     // A node the rays reach can still be unlit (a cave): nothing to see, nothing to label.
     boxes.retain(|b| mean_luma(&image, b) >= config.min_box_luma);
     boxes.extend(icon_boxes(
@@ -734,6 +773,38 @@ mod tests {
         assert_eq!((strip.x1, strip.x2), (60.0, 100.0));
         let away = b(0.0, 0.0, 50.0, 50.0);
         assert_eq!(outside_panel(&away, panel), Some(away));
+    }
+
+    #[test]
+    fn the_hud_hotbar_hides_the_world_on_every_frame_and_the_inventory_only_when_open() {
+        let c = config();
+        let hud = c.hud_panel.expect("the shipped profile has a hud_panel");
+        assert_eq!(c.hidden_panels(false), vec![hud]);
+        assert_eq!(c.hidden_panels(true), vec![hud, c.inventory_panel]);
+    }
+
+    #[test]
+    fn class_radius_must_name_a_world_class_and_stay_within_the_scan_limit() {
+        let c = config();
+        assert_eq!(c.class_radius.get("tree"), Some(&40.0));
+        let (_d, path) = shipped_with(
+            "class_radius = { tree = 40.0 }",
+            "class_radius = { tree_icon = 40.0 }",
+        );
+        let err = AutoLabelConfig::load(&path, None).expect_err("an icon class has no radius");
+        assert!(
+            err.to_string().contains("class_radius names \"tree_icon\""),
+            "{err}"
+        );
+        let (_d, path) = shipped_with(
+            "class_radius = { tree = 40.0 }",
+            "class_radius = { tree = 400.0 }",
+        );
+        let err = AutoLabelConfig::load(&path, None).expect_err("too far");
+        assert!(err.to_string().contains("class_radius.tree = 400"), "{err}");
+        // The Minecraft label set names trunks, not trees: the profile's radii stay behind.
+        let mc = c.with_label_set("minecraft").expect("label set");
+        assert!(mc.class_radius.is_empty());
     }
 
     #[test]

@@ -187,17 +187,22 @@ pub struct Merge<'a> {
     /// Classes whose touching nodes (the 26 around a node) are one object (a stone face): a
     /// single node of a uniform rock texture has no visible edge, a rock face has.
     pub regions: &'a [String],
-    /// A screen panel `[x1, y1, x2, y2]` that hides the world (the open inventory): each node
-    /// keeps the part of its box beside the panel before nodes are joined, and region nodes on
-    /// different sides of the panel are never joined, so no box spans what the panel hides.
-    pub hidden: Option<[f64; 4]>,
+    /// Screen panels `[x1, y1, x2, y2]` that hide the world (the HUD hotbar, the open
+    /// inventory): each node keeps the part of its box beside them before nodes are joined, and
+    /// region nodes on different sides of a panel are never joined, so no box spans what a panel
+    /// hides.
+    pub hidden: &'a [[f64; 4]],
 }
 
-/// Which side of the panel a box beside it lies on (0 when there is no panel).
-fn panel_side(b: &PixelBox, panel: Option<[f64; 4]>) -> u8 {
-    let Some([px1, py1, px2, _]) = panel else {
-        return 0;
-    };
+/// Which side of each panel a box beside them lies on, one base-5 digit per panel (0: no panel).
+fn panel_sides(b: &PixelBox, panels: &[[f64; 4]]) -> u32 {
+    panels
+        .iter()
+        .fold(0, |key, panel| key * 5 + u32::from(panel_side(b, *panel)))
+}
+
+/// Which side of the panel a box beside it lies on (1 left, 2 right, 3 above, 4 below).
+fn panel_side(b: &PixelBox, [px1, py1, px2, _]: [f64; 4]) -> u8 {
     let cx = (b.x1 + b.x2) / 2.0;
     let cy = (b.y1 + b.y2) / 2.0;
     if cx < px1 {
@@ -219,18 +224,14 @@ pub fn scan_boxes(camera: &Camera, scan: &Scan, merge: Merge<'_>, min_px: f64) -
     let mut singles = Vec::new();
     // (class, x, z) -> [(y, box)]
     let mut columns: BTreeMap<(String, i64, i64), Vec<(i64, PixelBox)>> = BTreeMap::new();
-    // ((class, side of the panel), cell, box)
-    let mut region_nodes: Vec<((String, u8), [i64; 3], PixelBox)> = Vec::new();
+    // ((class, sides of the panels), cell, box)
+    let mut region_nodes: Vec<((String, u32), [i64; 3], PixelBox)> = Vec::new();
     for node in &scan.nodes {
         let Some(b) = node_box(camera, node, scan.grid) else {
             continue;
         };
-        let b = match merge.hidden {
-            Some(panel) => match outside_panel(&b, panel) {
-                Some(b) => b,
-                None => continue,
-            },
-            None => b,
+        let Some(b) = outside_panels(&b, merge.hidden) else {
+            continue;
         };
         let cell = [
             node.pos.x.round() as i64,
@@ -238,8 +239,8 @@ pub fn scan_boxes(camera: &Camera, scan: &Scan, merge: Merge<'_>, min_px: f64) -
             node.pos.z.round() as i64,
         ];
         if merge.regions.contains(&node.class) {
-            let side = panel_side(&b, merge.hidden);
-            region_nodes.push(((node.class.clone(), side), cell, b));
+            let sides = panel_sides(&b, merge.hidden);
+            region_nodes.push(((node.class.clone(), sides), cell, b));
         } else if merge.columns.contains(&node.class) {
             let key = (node.class.clone(), cell[0], cell[2]);
             columns.entry(key).or_default().push((cell[1], b));
@@ -268,8 +269,20 @@ pub fn scan_boxes(camera: &Camera, scan: &Scan, merge: Merge<'_>, min_px: f64) -
         }
     }
     singles.extend(merge_touching(region_nodes));
-    singles.retain(|b| b.width() >= min_px && b.height() >= min_px);
+    // A merged box can reach across a panel again (a trunk behind the hotbar): keep its larger
+    // visible strip.
     singles
+        .iter()
+        .filter_map(|b| outside_panels(b, merge.hidden))
+        .filter(|b| b.width() >= min_px && b.height() >= min_px)
+        .collect()
+}
+
+/// What is left of a box beside every panel in turn (see [`outside_panel`]).
+pub fn outside_panels(b: &PixelBox, panels: &[[f64; 4]]) -> Option<PixelBox> {
+    panels
+        .iter()
+        .try_fold(b.clone(), |b, panel| outside_panel(&b, *panel))
 }
 
 /// The part of a world box that a screen panel leaves visible: the largest of the strips
@@ -481,7 +494,7 @@ mod tests {
         let regions = ["stone".to_string()];
         let open = Merge {
             regions: &regions,
-            hidden: Some([330.0, 0.0, 520.0, 480.0]),
+            hidden: &[[330.0, 0.0, 520.0, 480.0]],
             ..Merge::default()
         };
         let boxes = scan_boxes(&c, &scan, open, 3.0);
@@ -495,6 +508,72 @@ mod tests {
             ..Merge::default()
         };
         assert_eq!(scan_boxes(&c, &scan, closed, 3.0).len(), 1);
+    }
+
+    #[test]
+    fn a_trunk_behind_the_hotbar_keeps_only_what_shows_above_it() {
+        // Looking down at a trunk: its lower nodes fall behind a hotbar-like panel at the bottom.
+        let c = cam(0.0, 30.0);
+        let scan = scan_of(
+            (-8..=1)
+                .map(|y| node("tree", 0.0, f64::from(y), 5.0))
+                .collect(),
+        );
+        let regions = ["tree".to_string()];
+        let bare = Merge {
+            regions: &regions,
+            ..Merge::default()
+        };
+        let whole = scan_boxes(&c, &scan, bare, 3.0);
+        assert_eq!(whole.len(), 1, "{whole:?}");
+        let bar = [200.0, 400.0, 660.0, 480.0];
+        assert!(whole[0].y2 > bar[1], "the trunk reaches the bar: {whole:?}");
+        let hidden = [bar];
+        let seen = scan_boxes(
+            &c,
+            &scan,
+            Merge {
+                regions: &regions,
+                hidden: &hidden,
+                ..Merge::default()
+            },
+            3.0,
+        );
+        assert_eq!(seen.len(), 1, "{seen:?}");
+        assert!(seen[0].y2 <= bar[1], "{seen:?}");
+        assert_eq!(seen[0].y1, whole[0].y1);
+        // A node wholly behind the bar gets no box at all.
+        let low = scan_of(vec![node("tree", 0.0, -8.0, 5.0)]);
+        let low_box = &scan_boxes(&c, &low, bare, 3.0)[0];
+        assert!(low_box.y1 >= bar[1] && low_box.x1 >= bar[0] && low_box.x2 <= bar[2]);
+        let merge = Merge {
+            regions: &regions,
+            hidden: &hidden,
+            ..Merge::default()
+        };
+        assert!(scan_boxes(&c, &low, merge, 3.0).is_empty());
+    }
+
+    #[test]
+    fn a_two_by_two_trunk_is_one_tree_as_a_region_and_four_as_columns() {
+        let c = cam(0.0, 0.0);
+        let scan = scan_of(
+            [(0.0, 5.0), (1.0, 5.0), (0.0, 6.0), (1.0, 6.0)]
+                .iter()
+                .flat_map(|&(x, z)| (0..3).map(move |y| node("tree", x, f64::from(y), z)))
+                .collect(),
+        );
+        let names = ["tree".to_string()];
+        let as_region = Merge {
+            regions: &names,
+            ..Merge::default()
+        };
+        let as_columns = Merge {
+            columns: &names,
+            ..Merge::default()
+        };
+        assert_eq!(scan_boxes(&c, &scan, as_region, 3.0).len(), 1);
+        assert_eq!(scan_boxes(&c, &scan, as_columns, 3.0).len(), 4);
     }
 
     #[test]

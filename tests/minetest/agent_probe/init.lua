@@ -129,16 +129,17 @@ local function look_dir(yaw, pitch)
 end
 
 -- Nodes of the given classes near the eye, in front of it (within max_angle of the look direction),
--- with the face cells the eye sees. names = {class = {"node:name" or "group:x", ...}}.
+-- with the face cells the eye sees. names = {class = {"node:name" or "group:x", ...}};
+-- radii = {class = r} gives a class another radius than `radius`.
 local function scan(player, c)
   local eye = eye_of(player)
   local yaw, pitch = player:get_look_horizontal(), player:get_look_vertical()
   local dir = look_dir(yaw, pitch)
-  local r = c.radius or 10
   local grid = c.grid or 3
   local cos_max = math.cos(math.rad(c.max_angle or 70))
   local out = {}
   for class, names in pairs(c.names or {}) do
+    local r = (type(c.radii) == "table" and c.radii[class]) or c.radius or 10
     local found = minetest.find_nodes_in_area(vector.subtract(eye, r), vector.add(eye, r), names)
     for _, pos in ipairs(found) do
       local d = vector.subtract(pos, eye)
@@ -233,7 +234,7 @@ end
 -- {"op":"tp","pos":{"x":0,"y":10,"z":0}}              {"op":"look","yaw_deg":90,"pitch_deg":10}
 -- {"op":"set_node","pos":{...},"name":"default:tree"} {"op":"time","value":0.5}
 -- (No wield op: Minetest 5.6 has no set_wield_index; tests select a slot with its key.)
--- {"op":"scan","names":{"tree":["group:tree"]},"radius":10,"grid":3,"max_angle":70}
+-- {"op":"scan","names":{"tree":["group:tree"]},"radius":10,"radii":{"tree":40},"grid":3,"max_angle":70}
 -- {"op":"view_near","names":["group:tree"],"seed":7,"radius":24,"min_dist":2,"max_dist":7}
 -- {"op":"excavate","min":{"x":..},"max":{"x":..}}  (clears the box: an open pit)
 -- {"op":"ping"}  (answers the state)   {"op":"craft_preview"}  (the craft grid's result)
