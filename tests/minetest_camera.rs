@@ -135,4 +135,70 @@ fn a_node_in_the_sky_is_drawn_inside_its_projected_box() {
             .send(json!({"op": "set_node", "pos": pos, "name": "air"}))
             .expect("remove");
     }
+
+    // A class may be scanned farther than the others (`radii`, the labeller's class_radius):
+    // a node 30 nodes out is left out at radius 12 and found, and drawn, at its class's 35.
+    let (yaw, pitch) = (0.0f64, -25.0f64);
+    let (yr, pr) = (yaw.to_radians(), pitch.to_radians());
+    let e = state.eye;
+    let dir = [-yr.sin() * pr.cos(), -pr.sin(), yr.cos() * pr.cos()];
+    let far = json!({
+        "x": (e.x + dir[0] * 30.0).round(),
+        "y": (e.y + dir[1] * 30.0).round(),
+        "z": (e.z + dir[2] * 30.0).round(),
+    });
+    probe
+        .batch(
+            vec![
+                json!({"op": "look", "yaw_deg": yaw, "pitch_deg": pitch}),
+                json!({"op": "set_node", "pos": far, "name": "default:stone_with_coal"}),
+            ],
+            Duration::from_secs(10),
+        )
+        .expect("far node");
+    std::thread::sleep(Duration::from_millis(1200));
+    let names = json!({"coal_ore": ["default:stone_with_coal"]});
+    let near_only: Scan = serde_json::from_value(
+        probe
+            .send(json!({"op": "scan", "names": names, "radius": 12, "grid": 3}))
+            .expect("scan"),
+    )
+    .expect("scan form");
+    assert!(near_only.nodes.is_empty(), "{:?}", near_only.nodes);
+    let with_radii: Scan = serde_json::from_value(
+        probe
+            .send(json!({"op": "scan", "names": names, "radius": 12,
+                         "radii": {"coal_ore": 35}, "grid": 3}))
+            .expect("scan"),
+    )
+    .expect("scan form");
+    assert_eq!(with_radii.nodes.len(), 1, "{:?}", with_radii.nodes);
+    let windows = vistawise::capture::windows::list().expect("windows");
+    let window = vistawise::capture::windows::find_by_title(&windows, "Minetest").expect("window");
+    let (image, _) = vistawise::capture::frame::capture(window.id).expect("capture");
+    let (w, h) = image.dimensions();
+    let camera = Camera::new(
+        with_radii.eye.as_array(),
+        with_radii.yaw_deg,
+        with_radii.pitch_deg,
+        72.0,
+        w,
+        h,
+    );
+    let boxes = scan_boxes(&camera, &with_radii, Merge::default(), 4.0);
+    assert_eq!(boxes.len(), 1, "{boxes:?}");
+    let b = &boxes[0];
+    let (cx, cy) = (((b.x1 + b.x2) / 2.0) as u32, ((b.y1 + b.y2) / 2.0) as u32);
+    let centre = mean_rgb(&image, cx - 2, cy - 2, cx + 2, cy + 2);
+    let sky = mean_rgb(
+        &image,
+        b.x1 as u32,
+        (b.y1 as u32).saturating_sub(12),
+        b.x2 as u32,
+        (b.y1 as u32).saturating_sub(6),
+    );
+    assert!(
+        distance(centre, sky) > 60.0,
+        "the far node's box holds sky: {centre:?} vs {sky:?} ({b:?})"
+    );
 }
