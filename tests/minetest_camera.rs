@@ -29,6 +29,28 @@ fn distance(a: [f64; 3], b: [f64; 3]) -> f64 {
     ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
 }
 
+/// The game window's picture now.
+fn screenshot() -> image::RgbImage {
+    let windows = vistawise::capture::windows::list().expect("windows");
+    let window = vistawise::capture::windows::find_by_title(&windows, "Minetest").expect("window");
+    vistawise::capture::frame::capture(window.id)
+        .expect("capture")
+        .0
+}
+
+/// The camera the scan was taken from, at the screenshot's size (the harness's fov 72).
+fn camera_of(scan: &Scan, image: &image::RgbImage) -> Camera {
+    let (w, h) = image.dimensions();
+    Camera::new(
+        scan.eye.as_array(),
+        scan.yaw_deg,
+        scan.pitch_deg,
+        72.0,
+        w,
+        h,
+    )
+}
+
 #[test]
 fn a_node_in_the_sky_is_drawn_inside_its_projected_box() {
     let game = MinetestGame::start(2024);
@@ -77,10 +99,7 @@ fn a_node_in_the_sky_is_drawn_inside_its_projected_box() {
             )
             .expect("set up");
         std::thread::sleep(Duration::from_millis(1200));
-        let windows = vistawise::capture::windows::list().expect("windows");
-        let window =
-            vistawise::capture::windows::find_by_title(&windows, "Minetest").expect("window");
-        let (image, _) = vistawise::capture::frame::capture(window.id).expect("capture");
+        let image = screenshot();
         let scan: Scan = serde_json::from_value(
             probe
                 .send(
@@ -91,14 +110,7 @@ fn a_node_in_the_sky_is_drawn_inside_its_projected_box() {
         )
         .expect("scan form");
         let (w, h) = image.dimensions();
-        let camera = Camera::new(
-            scan.eye.as_array(),
-            scan.yaw_deg,
-            scan.pitch_deg,
-            72.0,
-            w,
-            h,
-        );
+        let camera = camera_of(&scan, &image);
         let boxes = scan_boxes(&camera, &scan, Merge::default(), 4.0);
         assert_eq!(
             boxes.len(),
@@ -173,18 +185,8 @@ fn a_node_in_the_sky_is_drawn_inside_its_projected_box() {
     )
     .expect("scan form");
     assert_eq!(with_radii.nodes.len(), 1, "{:?}", with_radii.nodes);
-    let windows = vistawise::capture::windows::list().expect("windows");
-    let window = vistawise::capture::windows::find_by_title(&windows, "Minetest").expect("window");
-    let (image, _) = vistawise::capture::frame::capture(window.id).expect("capture");
-    let (w, h) = image.dimensions();
-    let camera = Camera::new(
-        with_radii.eye.as_array(),
-        with_radii.yaw_deg,
-        with_radii.pitch_deg,
-        72.0,
-        w,
-        h,
-    );
+    let image = screenshot();
+    let camera = camera_of(&with_radii, &image);
     let boxes = scan_boxes(&camera, &with_radii, Merge::default(), 4.0);
     assert_eq!(boxes.len(), 1, "{boxes:?}");
     let b = &boxes[0];
