@@ -8,7 +8,8 @@
 # different world (seed 777) from train and val (2024, different labelling seeds), so it measures
 # the detector on places it never saw; TRAIN2 more training frames come from a third world (99),
 # so the detector does not learn one world by heart (0 leaves it out). Re-running resumes every split where it stopped (finished
-# frames are kept). Progress: OUT/build.log. Writes OUT/data.yaml for tools/detector/train.py.
+# frames are kept). Progress: OUT/build.log. Writes OUT/data.yaml for tools/detector/train.py and
+# OUT/stats.json (frames, boxes, labelling rule) for tools/detector/model_card.py --stats.
 # A split with 0 frames is left out.
 # Env: VISTAWISE_BIN (default target/debug/vistawise), GAME_DISPLAY (default :78),
 # GAME_TEXTURE_PACK (a texture folder the game draws with) and LABEL_SET (an
@@ -64,3 +65,13 @@ done
   done
 } > "$OUT/data.yaml"
 log "wrote $OUT/data.yaml"
+
+# Frames, boxes and the labelling rule in force, for the model card (model_card.py --stats).
+stat_args=()
+for spec in "${specs[@]}"; do
+  read -r split world seed frames <<<"$spec"
+  [ "$frames" -gt 0 ] && stat_args+=(--split "$split=world $world, labelling seed $seed")
+done
+python3 tools/detector/dataset_stats.py "$OUT" "${stat_args[@]}" \
+  --builder "scripts/minetest-dataset.sh $OUT $TRAIN $VAL $TEST $TRAIN2${GAME_TEXTURE_PACK:+ (GAME_TEXTURE_PACK=$GAME_TEXTURE_PACK)}" \
+  ${LABEL_SET:+--label-set "$LABEL_SET"} | tee -a "$OUT/build.log"

@@ -930,8 +930,8 @@ mod tests {
     fn a_broken_label_set_is_refused_at_load_with_its_header_line() {
         // A set labelling dirt while its distractors still hold it.
         let (_dir, path) = shipped_with(
-            "distractors = { \"default:leaves\" = 3, \"default:sapling\" = 2,",
-            "distractors = { \"default:leaves\" = 3, \"default:dirt\" = 2,",
+            "[autolabel.label_sets.minecraft.distractors]\n",
+            "[autolabel.label_sets.minecraft.distractors]\n\"default:dirt\" = 2\n",
         );
         let text = std::fs::read_to_string(&path).expect("read");
         let header = text
