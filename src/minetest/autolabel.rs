@@ -329,15 +329,6 @@ impl AutoLabelConfig {
         Ok(())
     }
 
-    /// The screen panels that hide the world on a frame: the HUD hotbar, and the inventory
-    /// panel when it is open.
-    pub fn hidden_panels(&self, inventory_open: bool) -> Vec<[f64; 4]> {
-        self.hud_panel
-            .into_iter()
-            .chain(inventory_open.then_some(self.inventory_panel))
-            .collect()
-    }
-
     pub fn class_id(&self, class: &str) -> Option<usize> {
         self.classes.iter().position(|c| c == class)
     }
@@ -621,11 +612,11 @@ pub fn label_frame(
         w,
         h,
     );
-    let hidden = config.hidden_panels(open);
     let merge = Merge {
         columns: &config.merge_columns,
         regions: &config.merge_regions,
-        hidden: &hidden,
+        hidden: open.then_some(config.inventory_panel),
+        edge: config.hud_panel,
     };
     let mut boxes = scan_boxes(&camera, &scan, merge, config.min_box_px);
     // A node the rays reach can still be unlit (a cave): nothing to see, nothing to label.
@@ -773,14 +764,6 @@ mod tests {
         assert_eq!((strip.x1, strip.x2), (60.0, 100.0));
         let away = b(0.0, 0.0, 50.0, 50.0);
         assert_eq!(outside_panel(&away, panel), Some(away));
-    }
-
-    #[test]
-    fn the_hud_hotbar_hides_the_world_on_every_frame_and_the_inventory_only_when_open() {
-        let c = config();
-        let hud = c.hud_panel.expect("the shipped profile has a hud_panel");
-        assert_eq!(c.hidden_panels(false), vec![hud]);
-        assert_eq!(c.hidden_panels(true), vec![hud, c.inventory_panel]);
     }
 
     #[test]

@@ -187,22 +187,36 @@ pub struct Merge<'a> {
     /// Classes whose touching nodes (the 26 around a node) are one object (a stone face): a
     /// single node of a uniform rock texture has no visible edge, a rock face has.
     pub regions: &'a [String],
-    /// Screen panels `[x1, y1, x2, y2]` that hide the world (the HUD hotbar, the open
-    /// inventory): each node keeps the part of its box beside them before nodes are joined, and
-    /// region nodes on different sides of a panel are never joined, so no box spans what a panel
-    /// hides.
-    pub hidden: &'a [[f64; 4]],
+    /// A screen panel `[x1, y1, x2, y2]` in the middle of the view that hides the world (the
+    /// open inventory): each node keeps the part of its box beside the panel before nodes are
+    /// joined, and region nodes on different sides of the panel are never joined, so no box
+    /// spans what the panel hides.
+    pub hidden: Option<[f64; 4]>,
+    /// A panel along the window's edge drawn over the world on every frame (the HUD hotbar):
+    /// what is behind it is cut off nodes and joined boxes, but it splits no region (a panel
+    /// splits by which side of it a node's centre lies, which for a strip along the bottom
+    /// edge would cut every wide stone face into three bands).
+    pub edge: Option<[f64; 4]>,
 }
 
-/// Which side of each panel a box beside them lies on, one base-5 digit per panel (0: no panel).
-fn panel_sides(b: &PixelBox, panels: &[[f64; 4]]) -> u32 {
-    panels
-        .iter()
-        .fold(0, |key, panel| key * 5 + u32::from(panel_side(b, *panel)))
+impl Merge<'_> {
+    /// The panels that hide the world on this frame.
+    fn panels(&self) -> impl Iterator<Item = [f64; 4]> {
+        self.hidden.into_iter().chain(self.edge)
+    }
+
+    /// What is left of a box beside every panel in turn (see [`outside_panel`]).
+    fn visible_part(&self, b: &PixelBox) -> Option<PixelBox> {
+        self.panels()
+            .try_fold(b.clone(), |b, panel| outside_panel(&b, panel))
+    }
 }
 
-/// Which side of the panel a box beside it lies on (1 left, 2 right, 3 above, 4 below).
-fn panel_side(b: &PixelBox, [px1, py1, px2, _]: [f64; 4]) -> u8 {
+/// Which side of the panel a box beside it lies on (0 when there is no panel).
+fn panel_side(b: &PixelBox, panel: Option<[f64; 4]>) -> u8 {
+    let Some([px1, py1, px2, _]) = panel else {
+        return 0;
+    };
     let cx = (b.x1 + b.x2) / 2.0;
     let cy = (b.y1 + b.y2) / 2.0;
     if cx < px1 {
@@ -224,13 +238,13 @@ pub fn scan_boxes(camera: &Camera, scan: &Scan, merge: Merge<'_>, min_px: f64) -
     let mut singles = Vec::new();
     // (class, x, z) -> [(y, box)]
     let mut columns: BTreeMap<(String, i64, i64), Vec<(i64, PixelBox)>> = BTreeMap::new();
-    // ((class, sides of the panels), cell, box)
-    let mut region_nodes: Vec<((String, u32), [i64; 3], PixelBox)> = Vec::new();
+    // ((class, side of the panel), cell, box)
+    let mut region_nodes: Vec<((String, u8), [i64; 3], PixelBox)> = Vec::new();
     for node in &scan.nodes {
         let Some(b) = node_box(camera, node, scan.grid) else {
             continue;
         };
-        let Some(b) = outside_panels(&b, merge.hidden) else {
+        let Some(b) = merge.visible_part(&b) else {
             continue;
         };
         let cell = [
@@ -239,8 +253,8 @@ pub fn scan_boxes(camera: &Camera, scan: &Scan, merge: Merge<'_>, min_px: f64) -
             node.pos.z.round() as i64,
         ];
         if merge.regions.contains(&node.class) {
-            let sides = panel_sides(&b, merge.hidden);
-            region_nodes.push(((node.class.clone(), sides), cell, b));
+            let side = panel_side(&b, merge.hidden);
+            region_nodes.push(((node.class.clone(), side), cell, b));
         } else if merge.columns.contains(&node.class) {
             let key = (node.class.clone(), cell[0], cell[2]);
             columns.entry(key).or_default().push((cell[1], b));
@@ -269,20 +283,13 @@ pub fn scan_boxes(camera: &Camera, scan: &Scan, merge: Merge<'_>, min_px: f64) -
         }
     }
     singles.extend(merge_touching(region_nodes));
-    // A merged box can reach across a panel again (a trunk behind the hotbar): keep its larger
-    // visible strip.
+    // A joined box can reach across a panel again (a trunk column beside the open inventory, a
+    // stone face around the hotbar's corner): keep its largest visible strip.
     singles
         .iter()
-        .filter_map(|b| outside_panels(b, merge.hidden))
+        .filter_map(|b| merge.visible_part(b))
         .filter(|b| b.width() >= min_px && b.height() >= min_px)
         .collect()
-}
-
-/// What is left of a box beside every panel in turn (see [`outside_panel`]).
-pub fn outside_panels(b: &PixelBox, panels: &[[f64; 4]]) -> Option<PixelBox> {
-    panels
-        .iter()
-        .try_fold(b.clone(), |b, panel| outside_panel(&b, *panel))
 }
 
 /// The part of a world box that a screen panel leaves visible: the largest of the strips
@@ -494,7 +501,7 @@ mod tests {
         let regions = ["stone".to_string()];
         let open = Merge {
             regions: &regions,
-            hidden: &[[330.0, 0.0, 520.0, 480.0]],
+            hidden: Some([330.0, 0.0, 520.0, 480.0]),
             ..Merge::default()
         };
         let boxes = scan_boxes(&c, &scan, open, 3.0);
@@ -528,13 +535,12 @@ mod tests {
         assert_eq!(whole.len(), 1, "{whole:?}");
         let bar = [200.0, 400.0, 660.0, 480.0];
         assert!(whole[0].y2 > bar[1], "the trunk reaches the bar: {whole:?}");
-        let hidden = [bar];
         let seen = scan_boxes(
             &c,
             &scan,
             Merge {
                 regions: &regions,
-                hidden: &hidden,
+                edge: Some(bar),
                 ..Merge::default()
             },
             3.0,
@@ -548,10 +554,52 @@ mod tests {
         assert!(low_box.y1 >= bar[1] && low_box.x1 >= bar[0] && low_box.x2 <= bar[2]);
         let merge = Merge {
             regions: &regions,
-            hidden: &hidden,
+            edge: Some(bar),
             ..Merge::default()
         };
         assert!(scan_boxes(&c, &low, merge, 3.0).is_empty());
+    }
+
+    #[test]
+    fn a_stone_face_across_the_view_stays_one_box_above_the_hotbar() {
+        // Looking down at a wall of stone filling the lower view, across the hotbar's width.
+        let c = cam(0.0, 30.0);
+        let scan = scan_of(
+            (-12..=12)
+                .flat_map(|x| {
+                    (-8..=-2).map(move |y| node("stone", f64::from(x), f64::from(y), 5.0))
+                })
+                .collect(),
+        );
+        let regions = ["stone".to_string()];
+        let bar = [193.0, 414.0, 661.0, 480.0];
+        let merge = Merge {
+            regions: &regions,
+            edge: Some(bar),
+            ..Merge::default()
+        };
+        let boxes = scan_boxes(&c, &scan, merge, 3.0);
+        assert_eq!(
+            boxes.len(),
+            1,
+            "one face, not bands beside the bar: {boxes:?}"
+        );
+        let b = &boxes[0];
+        assert!(b.x1 < bar[0] && b.x2 > bar[2], "{b:?}");
+        assert!(b.y2 <= bar[1], "{b:?}");
+        // The open inventory in the middle does split it: no box spans what it hides.
+        let split = Merge {
+            hidden: Some([281.0, 60.0, 572.0, 397.0]),
+            ..merge
+        };
+        let boxes = scan_boxes(&c, &scan, split, 3.0);
+        assert!(boxes.len() > 1, "{boxes:?}");
+        assert!(
+            boxes
+                .iter()
+                .all(|b| b.x2 <= 281.0 || b.x1 >= 572.0 || b.y2 <= 60.0 || b.y1 >= 397.0),
+            "{boxes:?}"
+        );
     }
 
     #[test]
