@@ -603,7 +603,7 @@ mod tests {
     }
 
     #[test]
-    fn a_two_by_two_trunk_is_one_tree_as_a_region_and_four_as_columns() {
+    fn touching_columns_are_one_box_as_a_region_and_one_each_as_columns() {
         let c = cam(0.0, 0.0);
         let scan = scan_of(
             [(0.0, 5.0), (1.0, 5.0), (0.0, 6.0), (1.0, 6.0)]
