@@ -14,7 +14,6 @@ use image::RgbImage;
 use serde::Deserialize;
 use serde_json::json;
 
-pub use super::camera::outside_panel;
 use super::camera::{Camera, Merge, PixelBox, Scan, scan_boxes};
 use super::probe::{PlayerState, Probe, ProbeError};
 use crate::config::GuiScale;
@@ -275,25 +274,28 @@ impl AutoLabelConfig {
         for c in self.icons.values() {
             known(c, "icons")?;
         }
-        for (c, r) in &self.class_radius {
-            if !self.world.contains_key(c) {
-                return Err(format!(
-                    "class_radius names \"{c}\", not a class of [autolabel.world]"
-                ));
-            }
-            // The probe looks for nodes in a cube of this half-side: keep it within what the
-            // game has loaded and can search at once.
-            if !(*r > 0.0 && *r <= MAX_SCAN_RADIUS) {
-                return Err(format!(
-                    "class_radius.{c} = {r}: must be within 0..{MAX_SCAN_RADIUS} nodes"
-                ));
-            }
-        }
-        if !(self.radius > 0.0 && self.radius <= MAX_SCAN_RADIUS) {
+        if let Some(c) = self
+            .class_radius
+            .keys()
+            .find(|c| !self.world.contains_key(*c))
+        {
             return Err(format!(
-                "radius = {}: must be within 0..{MAX_SCAN_RADIUS} nodes",
-                self.radius
+                "class_radius names \"{c}\", not a class of [autolabel.world]"
             ));
+        }
+        // The probe looks for nodes in a cube of this half-side: keep it within what the game
+        // has loaded and can search at once.
+        let radii = std::iter::once(("radius".to_string(), self.radius)).chain(
+            self.class_radius
+                .iter()
+                .map(|(c, r)| (format!("class_radius.{c}"), *r)),
+        );
+        for (key, r) in radii {
+            if !(r > 0.0 && r <= MAX_SCAN_RADIUS) {
+                return Err(format!(
+                    "{key} = {r}: must be within 0..{MAX_SCAN_RADIUS} nodes"
+                ));
+            }
         }
         if let Some(d) = self
             .distractors
@@ -747,23 +749,6 @@ mod tests {
             ..pits
         };
         assert!(close.check().is_err(), "a pit under the player is refused");
-    }
-
-    #[test]
-    fn boxes_under_the_panel_keep_their_visible_strip() {
-        let panel = [100.0, 100.0, 200.0, 200.0];
-        let b = |x1, y1, x2, y2| PixelBox {
-            class: "tree".into(),
-            x1,
-            y1,
-            x2,
-            y2,
-        };
-        assert!(outside_panel(&b(120.0, 120.0, 180.0, 180.0), panel).is_none());
-        let strip = outside_panel(&b(60.0, 120.0, 150.0, 180.0), panel).expect("left strip");
-        assert_eq!((strip.x1, strip.x2), (60.0, 100.0));
-        let away = b(0.0, 0.0, 50.0, 50.0);
-        assert_eq!(outside_panel(&away, panel), Some(away));
     }
 
     #[test]

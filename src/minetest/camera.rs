@@ -625,6 +625,23 @@ mod tests {
     }
 
     #[test]
+    fn boxes_under_the_panel_keep_their_visible_strip() {
+        let panel = [100.0, 100.0, 200.0, 200.0];
+        let b = |x1, y1, x2, y2| PixelBox {
+            class: "tree".into(),
+            x1,
+            y1,
+            x2,
+            y2,
+        };
+        assert!(outside_panel(&b(120.0, 120.0, 180.0, 180.0), panel).is_none());
+        let strip = outside_panel(&b(60.0, 120.0, 150.0, 180.0), panel).expect("left strip");
+        assert_eq!((strip.x1, strip.x2), (60.0, 100.0));
+        let away = b(0.0, 0.0, 50.0, 50.0);
+        assert_eq!(outside_panel(&away, panel), Some(away));
+    }
+
+    #[test]
     fn boxes_are_clipped_to_the_window() {
         let c = cam(0.0, 0.0);
         // Close and to the right: the face reaches past the right edge.

@@ -9,12 +9,12 @@ Used by scripts/minetest-dataset.sh for the game's auto-labelled sets; standard 
         [--split NAME=DESCRIPTION ...] [--profile config/games/minetest.toml] [--label-set NAME]
 """
 import argparse
-import json
-import os
 import sys
-import tempfile
 import tomllib
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _yolo_env as env  # noqa: E402  (standard library only at import)
 
 # The [autolabel] keys that decide which boxes a frame gets.
 RULE_KEYS = ("radius", "class_radius", "grid", "min_box_px", "min_box_luma", "merge_columns",
@@ -103,11 +103,7 @@ def main() -> int:
         "labels": labelling_rule(args.profile, args.label_set),
     }
     out = args.out or args.dataset / "stats.json"
-    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=out.name, suffix=".partial")
-    with os.fdopen(fd, "w") as f:
-        json.dump(stats, f, indent=2)
-        f.write("\n")
-    os.replace(tmp, out)
+    env.atomic_write_json(out, stats)
     print(f"wrote {out}")
     return 0
 

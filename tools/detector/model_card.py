@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -94,11 +92,7 @@ def main() -> int:
         "notes": args.notes,
     }
     out = args.out or args.model.with_suffix(".json")
-    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=out.name, suffix=".partial")
-    with os.fdopen(fd, "w") as f:
-        json.dump(card, f, indent=2)
-        f.write("\n")
-    os.replace(tmp, out)
+    env.atomic_write_json(out, card)
     print(f"wrote {out}")
     return 0
 
