@@ -78,6 +78,16 @@ fn face_a_tree(probe: &mut Probe, seed: u64) {
         .expect("set-up commands");
 }
 
+/// The skills of the session's steps in order (`None`: no action, e.g. the "done" step).
+fn actions(session: &Path) -> Vec<Option<String>> {
+    let text = std::fs::read_to_string(session.join("session.jsonl")).expect("session.jsonl");
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["kind"] == "step")
+        .map(|v| v["action"]["skill"].as_str().map(str::to_string))
+        .collect()
+}
+
 fn check_report(session: &Path) {
     let html = std::fs::read_to_string(session.join("report.html")).expect("report.html");
     assert!(html.contains("<html"), "not an HTML report");
@@ -100,6 +110,19 @@ fn play_chain(game: &MinetestGame, probe: &Probe, attempt: u64) -> Result<(), St
         let (ok, session, log) = play(game, task, max_steps, attempt);
         check_report(&session);
         let inv = inventory(probe);
+        // A chopped log lands in the HUD hotbar, drawn over the world: the agent takes it as
+        // obtained only after opening the inventory and seeing it in the bag ([success]).
+        let steps = actions(&session);
+        if ok
+            && task == "log"
+            && steps[steps.len().saturating_sub(2)..] != [Some("open_inventory".into()), None]
+        {
+            return Err(format!(
+                "task log ended without confirming the log in the open inventory: {steps:?}\n\
+                 session {}",
+                session.display()
+            ));
+        }
         if inv.count(item) < 1 || !ok {
             return Err(format!(
                 "task {task}: {item} x{} in the game's inventory, agent ok={ok}; inventory {:?}\n\

@@ -163,3 +163,62 @@ fn the_profile_reads_stack_counts_and_a_broken_counts_section_is_refused_with_it
         "{err}"
     );
 }
+
+#[test]
+fn a_broken_success_section_is_refused_naming_the_field_and_its_line() {
+    use vistawise::skills::GameProfile;
+    let repo = support::repo();
+    let profile = GameProfile::load(&repo, "minetest").expect("profile");
+    let rule = profile.success.expect("[success]");
+    assert_eq!(
+        (rule.confirm_skill.as_str(), rule.hud_screen.as_str()),
+        ("open_inventory", "hud")
+    );
+    let text = std::fs::read_to_string(repo.join("config/games/minetest.toml")).expect("read");
+    let line = text
+        .lines()
+        .position(|l| l.starts_with("[success]"))
+        .map(|i| i + 1)
+        .expect("[success] line");
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (from, to, field) in [
+        (
+            "confirm_skill = \"open_inventory\"",
+            "confirm_skill = \"peek\"",
+            "no skill \"peek\"",
+        ),
+        (
+            "confirm_skill = \"open_inventory\"",
+            "confirm_skill = \"select_hotbar_slot\"",
+            "takes parameters",
+        ),
+        (
+            "hud_screen = \"hud\"",
+            "hud_screen = \"hotbar\"",
+            "success.hud_screen",
+        ),
+        (
+            "ignore_steps = 3",
+            "ignore_steps = 0",
+            "success.ignore_steps",
+        ),
+    ] {
+        let bad = text.replace(from, to);
+        assert_ne!(
+            bad, text,
+            "the profile no longer has {from}: update this test"
+        );
+        std::fs::write(dir.path().join("minetest.toml"), &bad).expect("write");
+        let err = GameProfile::load_from(
+            &dir.path().join("minetest.toml"),
+            &repo.join("skills/minetest"),
+            "minetest",
+        )
+        .expect_err("refused")
+        .to_string();
+        assert!(
+            err.contains(&format!("minetest.toml:{line}")) && err.contains(field),
+            "{to}: {err}"
+        );
+    }
+}

@@ -7,3 +7,4 @@ pub mod replay;
 pub mod report;
 pub mod scripted;
 pub mod session;
+pub mod success;

@@ -289,17 +289,6 @@ pub async fn llm_decision(
     })
 }
 
-/// Whether the task's target shows among the inventory icons, in a slot the player owns
-/// (`[gui] bag_regions`): an item left in the craft grid or the result slot is not obtained.
-pub fn target_in_inventory(parts: &Parts, graph: &GraphView, w: u32, h: u32) -> bool {
-    let layout = layout(parts, w, h);
-    graph
-        .visual
-        .attributes
-        .get(&parts.target)
-        .is_some_and(|a| a.icons.iter().any(|i| layout.in_bag(i.x, i.y)))
-}
-
 /// What the long-term memory is asked about this step: the task, the next missing item on the
 /// way to the target, the inventory and what is in view.
 pub fn memory_query(parts: &Parts, graph: &GraphView) -> Query {

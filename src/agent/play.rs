@@ -12,11 +12,13 @@ use crate::perception::{Detector, DetectorError};
 use crate::policy::planner::Planner;
 use crate::policy::{ChatOptions, LlmClient, LlmError, LlmPolicy, MemoryStack};
 use crate::skills::{
-    EnigoBackend, ExecError, Executed, InputError, StopFlag, StopReason, WindowRect, execute,
+    EnigoBackend, ExecError, Executed, InputError, SkillCall, StopFlag, StopReason, WindowRect,
+    execute,
 };
 
 use super::pipeline::{self, Decision, Parts, ms_since};
 use super::session::{Line, Meta, Outcome, Recorder, SessionError, StageMs, StepRecord};
+use super::success::{SuccessCheck, Verdict};
 
 pub enum PolicyChoice {
     Llm(Box<LlmPolicy>),
@@ -264,6 +266,7 @@ pub fn play(
         .map_err(|e| AgentError::Runtime(e.to_string()))?;
     let started = Instant::now();
     let mut memory = MemoryStack::default();
+    let mut success = SuccessCheck::default();
     let mut backend: Option<EnigoBackend> = None;
     let mut status = Status::default();
     let mut step: u64 = 0;
@@ -338,10 +341,16 @@ pub fn play(
 
         // Perception and graph.
         let t = Instant::now();
-        let (detections, perception) = pipeline::perceive(detector, &frame, parts)?;
+        let (detections, mut perception) = pipeline::perceive(detector, &frame, parts)?;
         stage.detect = ms_since(t);
         let t = Instant::now();
-        let graph = pipeline::graph_view(parts, &perception);
+        let mut graph = pipeline::graph_view(parts, &perception);
+        // Success is read off the screen before deciding anything else; a sighting the open
+        // inventory refuted is left out of what the policy sees.
+        let verdict = success.judge(parts, &graph, perception.frame_w, perception.frame_h);
+        if success.drop_refuted(parts, &mut perception) > 0 {
+            graph = pipeline::graph_view(parts, &perception);
+        }
         stage.graph = ms_since(t);
         let t = Instant::now();
         let query = pipeline::memory_query(parts, &graph);
@@ -351,20 +360,25 @@ pub fn play(
             pipeline::build_prompt_with(parts, &perception, &graph, &memory, &long_term_text);
         stage.prompt = ms_since(t);
 
-        // Success is read off the screen before deciding anything else.
-        let success =
-            pipeline::target_in_inventory(parts, &graph, perception.frame_w, perception.frame_h);
-
         let t = Instant::now();
-        let decision = if success {
-            Decision {
+        let decision = match &verdict {
+            Verdict::Obtained => Decision {
                 done: true,
                 validation: "done".into(),
                 cost_usd: Some(0.0),
                 ..Decision::default()
-            }
-        } else {
-            match policy {
+            },
+            Verdict::Confirm { why, skill } => pipeline::validate_call(
+                parts,
+                SkillCall {
+                    skill: skill.clone(),
+                    args: Vec::new(),
+                },
+                why.clone(),
+                perception.frame_w,
+                perception.frame_h,
+            ),
+            Verdict::NotYet { .. } => match policy {
                 PolicyChoice::Planner(p) => {
                     pipeline::planner_decision(parts, p, &perception, &graph)
                 }
@@ -384,7 +398,7 @@ pub fn play(
                         Err(e) => llm_failure(e),
                     }
                 }
-            }
+            },
         };
         stage.policy = ms_since(t);
         status.cost_usd += decision.cost_usd.unwrap_or(0.0);
@@ -416,11 +430,15 @@ pub fn play(
             usage: decision.usage,
             cost_usd: decision.cost_usd,
             stage_ms: stage.clone(),
+            success_note: match &verdict {
+                Verdict::NotYet { note } => note.clone(),
+                _ => None,
+            },
         };
         // Flushed to disk before anything moves.
         recorder.append(&Line::Step(Box::new(record)))?;
 
-        if decision.done || success {
+        if decision.done || verdict == Verdict::Obtained {
             break end(
                 "success: the target is in the inventory".into(),
                 true,

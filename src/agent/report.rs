@@ -283,6 +283,9 @@ pub fn render(session: &Session) -> Result<String, SessionError> {
                 .cost_usd
                 .map_or("unknown".to_string(), |c| format!("${c:.5}")),
         );
+        if let Some(note) = &s.success_note {
+            let _ = write!(html, "<p class=\"bad\">Success check: {}</p>", esc(note));
+        }
         let _ = write!(
             html,
             "<details><summary>Prompt</summary><pre>{}</pre></details>",

@@ -100,6 +100,9 @@ pub struct StepRecord {
     pub usage: Usage,
     pub cost_usd: Option<f64>,
     pub stage_ms: StageMs,
+    /// Why the success check set a sighting of the target aside (`[success]`), if it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub success_note: Option<String>,
 }
 
 /// Written after the action ran: what was sent and how it ended.

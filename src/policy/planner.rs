@@ -121,6 +121,8 @@ struct RawFile {
     settings: Option<toml::Value>,
     #[allow(dead_code)]
     counts: Option<toml::Value>,
+    #[allow(dead_code)]
+    success: Option<toml::Value>,
 }
 
 impl PlannerConfig {

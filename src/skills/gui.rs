@@ -342,6 +342,16 @@ impl GuiGeometry {
     }
 
     /// Side of a slot's item area, GUI pixels.
+    /// Whether the profile has a screen of this name.
+    pub fn has_screen(&self, name: &str) -> bool {
+        self.screens.contains_key(name)
+    }
+
+    /// Whether `[gui] bag_regions` names the slots the player owns (else every slot counts).
+    pub fn has_bag_regions(&self) -> bool {
+        !self.bag_regions.is_empty()
+    }
+
     pub fn slot_size(&self) -> u32 {
         self.slot_size
     }
@@ -479,7 +489,7 @@ pub struct GuiLayout<'a> {
     scaled_h: i64,
 }
 
-impl GuiLayout<'_> {
+impl<'a> GuiLayout<'a> {
     /// The GUI scale in effect (see [`effective_scale`]).
     pub fn scale(&self) -> u32 {
         self.scale
@@ -538,14 +548,20 @@ impl GuiLayout<'_> {
     /// in any screen): within 10 GUI pixels of the slot's centre. Without `bag_regions` every
     /// place counts.
     pub fn in_bag(&self, x: f32, y: f32) -> bool {
+        self.geometry.bag_regions.is_empty() || self.bag_screen(x, y).is_some()
+    }
+
+    /// The screen (`hud`, `inventory`) of the bag slot (`[gui] bag_regions`) that a detected
+    /// icon centred at (x, y) sits on, if any (of screens whose bag rows coincide, the first by
+    /// name). Tells a sighting on the HUD hotbar, which is drawn over the world, from one in an
+    /// open screen's bag.
+    pub fn bag_screen(&self, x: f32, y: f32) -> Option<&'a str> {
         let bag = &self.geometry.bag_regions;
-        if bag.is_empty() {
-            return true;
-        }
         self.geometry
             .each_slot()
             .filter(|slot| bag.iter().any(|b| b == slot.rname))
-            .any(|slot| self.on_slot(x, y, self.centre_of(slot.screen, slot.region, slot.index)))
+            .find(|slot| self.on_slot(x, y, self.centre_of(slot.screen, slot.region, slot.index)))
+            .map(|slot| slot.sname)
     }
 
     /// Whether a detected icon centred at (x, y) is the item in the slot centred at `centre`:
@@ -920,6 +936,14 @@ mod tests {
         assert!(!layout.in_bag(mx, my - 21.0), "more than 10 GUI px off");
         let (hx, hy) = centre("hud.hotbar.3");
         assert!(layout.in_bag(hx, hy));
+        // Which screen's bag: the HUD hotbar is told from the open inventory's rows.
+        assert_eq!(layout.bag_screen(hx, hy), Some("hud"));
+        // Minecraft's crafting table and inventory share their bag rows: either is an open
+        // screen (the first by name is named).
+        assert_eq!(layout.bag_screen(mx, my), Some("crafting_table"));
+        let (ix, iy) = centre("inventory.hotbar.3");
+        assert_eq!(layout.bag_screen(ix, iy), Some("crafting_table"));
+        assert_eq!(layout.bag_screen(mx, my - 21.0), None);
         for work in ["inventory.craft.0", "inventory.result", "furnace.fuel"] {
             let (x, y) = centre(work);
             assert!(!layout.in_bag(x, y), "{work} is not the bag");

@@ -9,6 +9,7 @@ use super::expand::{Camera, SlotGeometry};
 use super::gui::{GuiGeometry, GuiLayout};
 use super::keys::KeyMap;
 use super::library::{LibraryError, SkillLibrary, SlotNames};
+use crate::agent::success::SuccessRule;
 use crate::perception::CountStyle;
 use crate::toml_lines::{self, DataFileError};
 
@@ -35,6 +36,9 @@ struct RawControls {
     /// How the game draws stack counts.
     #[serde(default)]
     counts: Option<CountStyle>,
+    /// How a sighting of the target is confirmed.
+    #[serde(default)]
+    success: Option<SuccessRule>,
 }
 
 impl SlotNames for GuiGeometry {
@@ -73,6 +77,8 @@ pub struct GameProfile {
     pub skills: SkillLibrary,
     /// How the game draws stack counts (`[counts]`), when the profile says.
     pub counts: Option<CountStyle>,
+    /// How a sighting of the task's target on the HUD is confirmed (`[success]`).
+    pub success: Option<SuccessRule>,
     pub controls_file: PathBuf,
 }
 
@@ -95,15 +101,16 @@ impl GameProfile {
         check_camera(&raw.camera)
             .map_err(|m| DataFileError::at(controls_file, camera_line(&text), m))?;
         if let Some(counts) = &raw.counts {
-            // The section's header line (comments elsewhere mention `[counts]` too).
-            let line = text
-                .find("\n[counts]")
-                .map_or(1, |o| toml_lines::line_at(&text, o + 1));
+            let line = section_line(&text, "counts");
             counts
                 .check()
                 .map_err(|e| DataFileError::at(controls_file, line, format!("[counts]: {e}")))?;
         }
         let skills = SkillLibrary::load(skills_dir, &raw.keys, &gui)?;
+        if let Some(rule) = &raw.success {
+            check_success(rule, &skills, &gui)
+                .map_err(|m| DataFileError::at(controls_file, section_line(&text, "success"), m))?;
+        }
         Ok(GameProfile {
             name: name.to_string(),
             gui,
@@ -111,9 +118,49 @@ impl GameProfile {
             camera: raw.camera,
             skills,
             counts: raw.counts,
+            success: raw.success,
             controls_file: controls_file.to_path_buf(),
         })
     }
+}
+
+/// The line of a `[section]` header (comments elsewhere may mention `[section]` too).
+fn section_line(text: &str, section: &str) -> usize {
+    text.find(&format!("\n[{section}]"))
+        .map_or(1, |o| toml_lines::line_at(text, o + 1))
+}
+
+/// `[success]` names a skill that takes nothing, a screen that exists, and needs the bag's
+/// regions to tell the HUD's slots from an open screen's.
+fn check_success(
+    rule: &SuccessRule,
+    skills: &SkillLibrary,
+    gui: &GuiGeometry,
+) -> Result<(), String> {
+    rule.check()?;
+    let skill = skills.get(&rule.confirm_skill).ok_or_else(|| {
+        format!(
+            "success.confirm_skill: no skill \"{}\" (skills: {})",
+            rule.confirm_skill,
+            skills.names().join(", ")
+        )
+    })?;
+    if !skill.params.is_empty() {
+        return Err(format!(
+            "success.confirm_skill: \"{}\" takes parameters; it must take none",
+            rule.confirm_skill
+        ));
+    }
+    if !gui.has_screen(&rule.hud_screen) {
+        return Err(format!(
+            "success.hud_screen: no screen \"{}\" in [gui.screens]",
+            rule.hud_screen
+        ));
+    }
+    if !gui.has_bag_regions() {
+        return Err("[success] needs [gui] bag_regions (which slots the player owns)".into());
+    }
+    Ok(())
 }
 
 fn camera_line(text: &str) -> usize {

@@ -1,0 +1,280 @@
+//! Whether the task's target is obtained, read off the screen before each decision.
+//!
+//! The HUD hotbar is drawn over the world, and an empty slot there shows what is behind it
+//! (Minetest's slots are translucent): a dark stone wall behind one was read as a coal lump and
+//! ended tasks with nothing obtained. With `[success] confirm_skill` in the game profile, a
+//! sighting on the HUD alone is not taken as success: the agent runs that skill (opens the
+//! inventory), and only the target in an open screen's bag ends the task. A sighting the open
+//! inventory refutes is left out of the perception for `ignore_steps` steps, so that neither the
+//! policy nor the next check acts on it.
+
+use serde::Deserialize;
+
+use super::pipeline::{GraphView, Parts, layout};
+use crate::perception::Perception;
+
+/// `[success]` in `config/games/<game>.toml`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SuccessRule {
+    /// The skill (no parameters) that opens the screen whose bag is looked at.
+    pub confirm_skill: String,
+    /// The screen whose slots are drawn over the world (`hud`).
+    #[serde(default = "default_hud_screen")]
+    pub hud_screen: String,
+    /// Steps after a refuted sighting during which HUD sightings of the target are left out.
+    #[serde(default = "default_ignore_steps")]
+    pub ignore_steps: u32,
+}
+
+fn default_hud_screen() -> String {
+    "hud".into()
+}
+
+fn default_ignore_steps() -> u32 {
+    3
+}
+
+impl SuccessRule {
+    /// The checks that need nothing but the rule; the skill and the screen are checked where
+    /// the skill library and the GUI geometry are known.
+    pub fn check(&self) -> Result<(), String> {
+        if !(1..=100).contains(&self.ignore_steps) {
+            return Err(format!(
+                "success.ignore_steps {} must be 1-100",
+                self.ignore_steps
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// What one frame says about the target.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// In an open screen's bag (without a rule: in any bag slot).
+    Obtained,
+    /// On the HUD hotbar only: run `skill` (the rule's) and look again.
+    Confirm { why: String, skill: String },
+    /// Not obtained; `note` says why a sighting was set aside, if one was.
+    NotYet { note: Option<String> },
+}
+
+/// The check's memory across steps: whether the last step asked for a look, and how long a
+/// refuted sighting is still ignored.
+#[derive(Debug, Default)]
+pub struct SuccessCheck {
+    confirming: bool,
+    ignore_left: u32,
+    drop_now: bool,
+}
+
+impl SuccessCheck {
+    /// Judges this step's frame; call [`Self::drop_refuted`] after it.
+    pub fn judge(&mut self, parts: &Parts, graph: &GraphView, w: u32, h: u32) -> Verdict {
+        let layout = layout(parts, w, h);
+        let icons = graph
+            .visual
+            .attributes
+            .get(&parts.target)
+            .map(|a| a.icons.as_slice())
+            .unwrap_or_default();
+        let confirming = std::mem::take(&mut self.confirming);
+        let ignoring = self.ignore_left > 0;
+        self.ignore_left = self.ignore_left.saturating_sub(1);
+        self.drop_now = ignoring;
+        let Some(rule) = &parts.profile.success else {
+            return match icons.iter().any(|i| layout.in_bag(i.x, i.y)) {
+                true => Verdict::Obtained,
+                false => Verdict::NotYet { note: None },
+            };
+        };
+        let screens: Vec<&str> = icons
+            .iter()
+            .filter_map(|i| layout.bag_screen(i.x, i.y))
+            .collect();
+        if screens.iter().any(|s| *s != rule.hud_screen) {
+            return Verdict::Obtained;
+        }
+        if screens.is_empty() {
+            return Verdict::NotYet { note: None };
+        }
+        let name = parts.kg.name(parts.target);
+        if ignoring {
+            return Verdict::NotYet {
+                note: Some(format!(
+                    "{name} on the {} left out: the open inventory did not show it",
+                    rule.hud_screen
+                )),
+            };
+        }
+        if confirming {
+            self.ignore_left = rule.ignore_steps;
+            self.drop_now = true;
+            return Verdict::NotYet {
+                note: Some(format!(
+                    "{name} seen on the {} but not in the open inventory's bag: a misreading, \
+                     left out for {} steps",
+                    rule.hud_screen, rule.ignore_steps
+                )),
+            };
+        }
+        self.confirming = true;
+        Verdict::Confirm {
+            why: format!(
+                "{name} shows on the {} only, which is drawn over the world: {} to see the bag",
+                rule.hud_screen, rule.confirm_skill
+            ),
+            skill: rule.confirm_skill.clone(),
+        }
+    }
+
+    /// Leaves the target's HUD sightings out of `perception` while [`Self::judge`] found them
+    /// refuted; returns how many were left out (the caller rebuilds the graph when any were).
+    pub fn drop_refuted(&self, parts: &Parts, perception: &mut Perception) -> usize {
+        let Some(rule) = parts.profile.success.as_ref().filter(|_| self.drop_now) else {
+            return 0;
+        };
+        let layout = layout(parts, perception.frame_w, perception.frame_h);
+        let before = perception.icons.len();
+        perception.icons.retain(|i| {
+            parts.kg.detector_classes.get(&i.class) != Some(&parts.target)
+                || layout.bag_screen(i.x, i.y) != Some(rule.hud_screen.as_str())
+        });
+        before - perception.icons.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::agent::pipeline::graph_view;
+    use crate::config::Config;
+    use crate::knowledge::KnowledgeGraph;
+    use crate::perception::InventoryIcon;
+    use crate::policy::{PromptTemplate, TokenCounter};
+    use crate::skills::GameProfile;
+    use crate::tasks::TaskList;
+
+    const W: u32 = 854;
+    const H: u32 = 480;
+
+    /// The Minetest coal task, whose failures (a HUD slot over a dark wall read as a coal lump)
+    /// the rule is for.
+    fn coal_parts() -> Parts {
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let config = Config::builtin();
+        let kg = KnowledgeGraph::load(&repo.join("kg/minetest.toml")).expect("kg");
+        let tasks = TaskList::load(&repo.join("config/tasks.toml")).expect("tasks");
+        let task = tasks.get("minetest", "coal").expect("task").clone();
+        let target = kg.node(&task.target).expect("target");
+        Parts {
+            profile: GameProfile::load(repo, "minetest").expect("profile"),
+            template: PromptTemplate::load(&repo.join(&config.llm.prompt_template))
+                .expect("template"),
+            counter: TokenCounter::o200k().expect("tokenizer"),
+            config,
+            kg,
+            task,
+            target,
+        }
+    }
+
+    /// A frame whose only detections are coal lump icons at these slots.
+    fn frame_with_coal_at(parts: &Parts, slots: &[&str]) -> Perception {
+        let layout = layout(parts, W, H);
+        Perception {
+            frame_w: W,
+            frame_h: H,
+            icons: slots
+                .iter()
+                .map(|s| {
+                    let (x, y) = layout.slot_center(s).expect("slot");
+                    InventoryIcon {
+                        class: "coal_lump_icon".into(),
+                        x,
+                        y,
+                        conf: 0.7,
+                        count: None,
+                    }
+                })
+                .collect(),
+            ..Perception::default()
+        }
+    }
+
+    /// Judges a frame and returns the verdict and what the policy would see of the target.
+    fn step(check: &mut SuccessCheck, parts: &Parts, slots: &[&str]) -> (Verdict, usize) {
+        let mut perception = frame_with_coal_at(parts, slots);
+        let verdict = check.judge(parts, &graph_view(parts, &perception), W, H);
+        check.drop_refuted(parts, &mut perception);
+        (verdict, perception.icons.len())
+    }
+
+    #[test]
+    fn a_hud_sighting_is_confirmed_in_the_open_inventory() {
+        let parts = coal_parts();
+        let mut check = SuccessCheck::default();
+        let (verdict, seen) = step(&mut check, &parts, &["hud.hotbar.3"]);
+        assert!(
+            matches!(&verdict, Verdict::Confirm { skill, .. } if skill == "open_inventory"),
+            "{verdict:?}"
+        );
+        assert_eq!(seen, 1, "nothing is left out before the look");
+        // The open inventory shows it in its bag (the HUD still shows under the screen).
+        let (verdict, _) = step(&mut check, &parts, &["hud.hotbar.3", "inventory.main.0"]);
+        assert_eq!(verdict, Verdict::Obtained);
+    }
+
+    #[test]
+    fn a_sighting_the_open_inventory_refutes_is_left_out_then_checked_again() {
+        let parts = coal_parts();
+        let mut check = SuccessCheck::default();
+        assert!(matches!(
+            step(&mut check, &parts, &["hud.hotbar.5"]).0,
+            Verdict::Confirm { .. }
+        ));
+        // The inventory is open; its bag has no coal, the HUD slot still reads as coal.
+        let (verdict, seen) = step(&mut check, &parts, &["hud.hotbar.5"]);
+        assert!(
+            matches!(&verdict, Verdict::NotYet { note: Some(n) } if n.contains("not in the open inventory")),
+            "{verdict:?}"
+        );
+        assert_eq!(seen, 0, "the policy does not see the refuted lump");
+        for _ in 0..3 {
+            let (verdict, seen) = step(&mut check, &parts, &["hud.hotbar.5"]);
+            assert!(
+                matches!(&verdict, Verdict::NotYet { note: Some(n) } if n.contains("left out")),
+                "{verdict:?}"
+            );
+            assert_eq!(seen, 0);
+        }
+        // After `ignore_steps` the HUD is believed enough to look again.
+        let (verdict, seen) = step(&mut check, &parts, &["hud.hotbar.5"]);
+        assert!(matches!(verdict, Verdict::Confirm { .. }), "{verdict:?}");
+        assert_eq!(seen, 1);
+        // While ignoring, the target in an open screen's bag still ends the task.
+        step(&mut check, &parts, &["hud.hotbar.5"]);
+        assert_eq!(
+            step(&mut check, &parts, &["inventory.hotbar.1"]).0,
+            Verdict::Obtained
+        );
+    }
+
+    #[test]
+    fn work_slots_are_not_the_bag_and_without_a_rule_the_hud_is_believed() {
+        let mut parts = coal_parts();
+        let mut check = SuccessCheck::default();
+        assert_eq!(
+            step(&mut check, &parts, &["inventory.craft.4"]).0,
+            Verdict::NotYet { note: None }
+        );
+        parts.profile.success = None;
+        assert_eq!(
+            step(&mut check, &parts, &["hud.hotbar.0"]).0,
+            Verdict::Obtained
+        );
+    }
+}
