@@ -12,8 +12,7 @@ use crate::perception::{Detector, DetectorError};
 use crate::policy::planner::Planner;
 use crate::policy::{ChatOptions, LlmClient, LlmError, LlmPolicy, MemoryStack};
 use crate::skills::{
-    EnigoBackend, ExecError, Executed, InputError, SkillCall, StopFlag, StopReason, WindowRect,
-    execute,
+    EnigoBackend, ExecError, Executed, InputError, StopFlag, StopReason, WindowRect, execute,
 };
 
 use super::pipeline::{self, Decision, Parts, ms_since};
@@ -361,24 +360,9 @@ pub fn play(
         stage.prompt = ms_since(t);
 
         let t = Instant::now();
-        let decision = match &verdict {
-            Verdict::Obtained => Decision {
-                done: true,
-                validation: "done".into(),
-                cost_usd: Some(0.0),
-                ..Decision::default()
-            },
-            Verdict::Confirm { why, skill } => pipeline::validate_call(
-                parts,
-                SkillCall {
-                    skill: skill.clone(),
-                    args: Vec::new(),
-                },
-                why.clone(),
-                perception.frame_w,
-                perception.frame_h,
-            ),
-            Verdict::NotYet { .. } => match policy {
+        let decision = match verdict.decision(parts, perception.frame_w, perception.frame_h) {
+            Some(d) => d,
+            None => match policy {
                 PolicyChoice::Planner(p) => {
                     pipeline::planner_decision(parts, p, &perception, &graph)
                 }
@@ -430,10 +414,7 @@ pub fn play(
             usage: decision.usage,
             cost_usd: decision.cost_usd,
             stage_ms: stage.clone(),
-            success_note: match &verdict {
-                Verdict::NotYet { note } => note.clone(),
-                _ => None,
-            },
+            success_note: verdict.note(),
         };
         // Flushed to disk before anything moves.
         recorder.append(&Line::Step(Box::new(record)))?;

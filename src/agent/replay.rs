@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use super::pipeline::{self, Decision, Parts};
 use super::session::{Session, StepRecord};
+use super::success::SuccessCheck;
 use crate::perception::decode::iou;
 use crate::perception::{Detection, Detector, DetectorError};
 use crate::policy::llm_policy::{answers_in_json, validate_answer};
@@ -152,16 +153,27 @@ pub fn replay(
         .build()
         .map_err(|e| ReplayError::Runtime(e.to_string()))?;
     let mut memory = MemoryStack::default();
+    let mut success = SuccessCheck::default();
     let mut diffs = Vec::new();
     for step in &session.steps {
         let frame = session.frame(step)?;
-        let (detections, perception) = pipeline::perceive(detector, &frame, parts)?;
-        let graph = pipeline::graph_view(parts, &perception);
+        let (detections, mut perception) = pipeline::perceive(detector, &frame, parts)?;
+        let mut graph = pipeline::graph_view(parts, &perception);
+        // The same success check as `play`, so a replay with another detector or policy ends
+        // (or looks in the inventory) where a live run would.
+        let verdict = success.judge(parts, &graph, perception.frame_w, perception.frame_h);
+        if success.drop_refuted(parts, &mut perception) > 0 {
+            graph = pipeline::graph_view(parts, &perception);
+        }
         let (prompt, _) = pipeline::build_prompt(parts, &perception, &graph, &memory);
-        let decision = match policy {
-            ReplayPolicy::Recorded => recorded_decision(parts, step),
-            ReplayPolicy::Planner(p) => pipeline::planner_decision(parts, p, &perception, &graph),
-            ReplayPolicy::Llm(llm) => {
+        let judged = verdict.decision(parts, perception.frame_w, perception.frame_h);
+        let decision = match (&mut *policy, judged) {
+            (ReplayPolicy::Recorded, _) => recorded_decision(parts, step),
+            (_, Some(d)) => d,
+            (ReplayPolicy::Planner(p), None) => {
+                pipeline::planner_decision(parts, p, &perception, &graph)
+            }
+            (ReplayPolicy::Llm(llm), None) => {
                 runtime.block_on(pipeline::llm_decision(parts, llm, &prompt, &perception))?
             }
         };

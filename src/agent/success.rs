@@ -10,8 +10,10 @@
 
 use serde::Deserialize;
 
-use super::pipeline::{GraphView, Parts, layout};
+use super::pipeline::{Decision, GraphView, Parts, layout, validate_call};
 use crate::perception::Perception;
+use crate::skills::SkillCall;
+use crate::skills::gui::{GuiLayout, Slot};
 
 /// `[success]` in `config/games/<game>.toml`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -25,6 +27,12 @@ pub struct SuccessRule {
     /// Steps after a refuted sighting during which HUD sightings of the target are left out.
     #[serde(default = "default_ignore_steps")]
     pub ignore_steps: u32,
+    /// The game draws the HUD hotbar under an open screen (Minetest), where it shows the
+    /// screen's hotbar row again: with a screen the policy opened, a HUD sighting counts (the
+    /// detector misses an item in the screen's small slots at times). Otherwise (Minecraft hides
+    /// the HUD behind screens) something read there with a screen open is not in the bag.
+    #[serde(default)]
+    pub hud_under_screens: bool,
 }
 
 fn default_hud_screen() -> String {
@@ -58,6 +66,40 @@ pub enum Verdict {
     Confirm { why: String, skill: String },
     /// Not obtained; `note` says why a sighting was set aside, if one was.
     NotYet { note: Option<String> },
+}
+
+impl Verdict {
+    /// The step's decision when the verdict makes one (done, or the look in the inventory);
+    /// `None`: the policy decides.
+    pub fn decision(&self, parts: &Parts, w: u32, h: u32) -> Option<Decision> {
+        match self {
+            Verdict::Obtained => Some(Decision {
+                done: true,
+                validation: "done".into(),
+                cost_usd: Some(0.0),
+                ..Decision::default()
+            }),
+            Verdict::Confirm { why, skill } => Some(validate_call(
+                parts,
+                SkillCall {
+                    skill: skill.clone(),
+                    args: Vec::new(),
+                },
+                why.clone(),
+                w,
+                h,
+            )),
+            Verdict::NotYet { .. } => None,
+        }
+    }
+
+    /// What the step record keeps (`success_note`).
+    pub fn note(&self) -> Option<String> {
+        match self {
+            Verdict::NotYet { note } => note.clone(),
+            _ => None,
+        }
+    }
 }
 
 /// The check's memory across steps: whether the last step asked for a look, and how long a
@@ -108,6 +150,20 @@ impl SuccessCheck {
                 )),
             };
         }
+        // A screen the policy opened (the confirming look is judged below): the skill would
+        // toggle it closed, not open it.
+        if !confirming && screen_open(&layout, graph, &rule.hud_screen) {
+            return match rule.hud_under_screens {
+                true => Verdict::Obtained,
+                false => Verdict::NotYet {
+                    note: Some(format!(
+                        "{name} read where the {} is, with a screen open that hides it: \
+                         not counted",
+                        rule.hud_screen
+                    )),
+                },
+            };
+        }
         if confirming {
             self.ignore_left = rule.ignore_steps;
             self.drop_now = true;
@@ -143,6 +199,21 @@ impl SuccessCheck {
         });
         before - perception.icons.len()
     }
+}
+
+/// Whether the frame shows an open screen: an icon on a slot of a screen other than the HUD.
+fn screen_open(layout: &GuiLayout, graph: &GraphView, hud_screen: &str) -> bool {
+    let slots: Vec<Slot> = layout
+        .slots(None)
+        .into_iter()
+        .filter(|s| s.screen != hud_screen)
+        .collect();
+    graph
+        .visual
+        .attributes
+        .values()
+        .flat_map(|a| &a.icons)
+        .any(|i| slots.iter().any(|s| layout.on_slot(i.x, i.y, s.centre)))
 }
 
 #[cfg(test)]
@@ -182,7 +253,8 @@ mod tests {
         }
     }
 
-    /// A frame whose only detections are coal lump icons at these slots.
+    /// A frame whose only detections are coal lump icons at these slots (`stick@slot`: a
+    /// stick there).
     fn frame_with_coal_at(parts: &Parts, slots: &[&str]) -> Perception {
         let layout = layout(parts, W, H);
         Perception {
@@ -191,9 +263,10 @@ mod tests {
             icons: slots
                 .iter()
                 .map(|s| {
-                    let (x, y) = layout.slot_center(s).expect("slot");
+                    let (item, slot) = s.split_once('@').unwrap_or(("coal_lump", s));
+                    let (x, y) = layout.slot_center(slot).expect("slot");
                     InventoryIcon {
-                        class: "coal_lump_icon".into(),
+                        class: format!("{item}_icon"),
                         x,
                         y,
                         conf: 0.7,
@@ -260,6 +333,40 @@ mod tests {
         assert_eq!(
             step(&mut check, &parts, &["inventory.hotbar.1"]).0,
             Verdict::Obtained
+        );
+    }
+
+    #[test]
+    fn with_a_screen_the_policy_opened_the_hud_counts_where_the_game_draws_it_under_screens() {
+        let mut parts = coal_parts();
+        // Sticks in the craft grid: the inventory is open (opened by the policy to craft).
+        let open = ["stick@inventory.craft.0", "hud.hotbar.7"];
+        let mut check = SuccessCheck::default();
+        assert_eq!(step(&mut check, &parts, &open).0, Verdict::Obtained);
+        let rule = parts.profile.success.as_mut().expect("rule");
+        rule.hud_under_screens = false;
+        let mut check = SuccessCheck::default();
+        let (verdict, _) = step(&mut check, &parts, &open);
+        assert!(
+            matches!(&verdict, Verdict::NotYet { note: Some(n) } if n.contains("hides it")),
+            "{verdict:?}"
+        );
+        // The look the check asked for is judged by the bag even where the HUD shows under it.
+        parts
+            .profile
+            .success
+            .as_mut()
+            .expect("rule")
+            .hud_under_screens = true;
+        let mut check = SuccessCheck::default();
+        assert!(matches!(
+            step(&mut check, &parts, &["hud.hotbar.7"]).0,
+            Verdict::Confirm { .. }
+        ));
+        let (verdict, _) = step(&mut check, &parts, &open);
+        assert!(
+            matches!(&verdict, Verdict::NotYet { note: Some(n) } if n.contains("not in the open inventory")),
+            "{verdict:?}"
         );
     }
 
