@@ -153,6 +153,8 @@ impl SuccessCheck {
         // A screen the policy opened (the confirming look is judged below): the skill would
         // toggle it closed, not open it.
         if !confirming && screen_open(&layout, graph, &rule.hud_screen) {
+            // Not counted means not seen: the planner would take it for the item otherwise.
+            self.drop_now = !rule.hud_under_screens;
             return match rule.hud_under_screens {
                 true => Verdict::Obtained,
                 false => Verdict::NotYet {
@@ -186,7 +188,7 @@ impl SuccessCheck {
     }
 
     /// Leaves the target's HUD sightings out of `perception` while [`Self::judge`] found them
-    /// refuted; returns how many were left out (the caller rebuilds the graph when any were).
+    /// refuted or not counted; returns how many were left out (the caller rebuilds the graph when any were).
     pub fn drop_refuted(&self, parts: &Parts, perception: &mut Perception) -> usize {
         let Some(rule) = parts.profile.success.as_ref().filter(|_| self.drop_now) else {
             return 0;
@@ -346,11 +348,12 @@ mod tests {
         let rule = parts.profile.success.as_mut().expect("rule");
         rule.hud_under_screens = false;
         let mut check = SuccessCheck::default();
-        let (verdict, _) = step(&mut check, &parts, &open);
+        let (verdict, seen) = step(&mut check, &parts, &open);
         assert!(
             matches!(&verdict, Verdict::NotYet { note: Some(n) } if n.contains("hides it")),
             "{verdict:?}"
         );
+        assert_eq!(seen, 1, "the lump is left out, the stick in the grid stays");
         // The look the check asked for is judged by the bag even where the HUD shows under it.
         parts
             .profile
