@@ -188,7 +188,8 @@ impl SuccessCheck {
     }
 
     /// Leaves the target's HUD sightings out of `perception` while [`Self::judge`] found them
-    /// refuted or not counted; returns how many were left out (the caller rebuilds the graph when any were).
+    /// refuted or not counted; returns how many were left out (the caller rebuilds the graph
+    /// when any were).
     pub fn drop_refuted(&self, parts: &Parts, perception: &mut Perception) -> usize {
         let Some(rule) = parts.profile.success.as_ref().filter(|_| self.drop_now) else {
             return 0;
