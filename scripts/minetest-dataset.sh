@@ -12,8 +12,12 @@
 # OUT/stats.json (frames, boxes, labelling rule) for tools/detector/model_card.py --stats.
 # A split with 0 frames is left out.
 # Env: VISTAWISE_BIN (default target/debug/vistawise), GAME_DISPLAY (default :78),
-# GAME_TEXTURE_PACK (a texture folder the game draws with) and LABEL_SET (an
-# [autolabel.label_sets] entry to label in). The Minecraft detector's frames:
+# GAME_TEXTURE_PACK (a texture folder the game draws with), LABEL_SET (an
+# [autolabel.label_sets] entry to label in), TRAIN_WORLD / TRAIN2_WORLD / TEST_WORLD (world seeds,
+# default 2024 / 99 / 777; val shares train's world) and LABEL_SEED_BASE (default 0: the labelling
+# seeds are BASE+1..BASE+4 for train, val, test, train2). Another set of frames to add to one
+# built before: other worlds and seeds, e.g.
+#   TRAIN_WORLD=5150 TRAIN2_WORLD=6262 LABEL_SEED_BASE=10 scripts/minetest-dataset.sh OUT 600 0 0 600 The Minecraft detector's frames:
 #   python tools/detector/minetest_texture_pack.py --out .work/minetest/mc-pack-1.19.1
 #   GAME_TEXTURE_PACK=.work/minetest/mc-pack-1.19.1 LABEL_SET=minecraft \
 #     scripts/minetest-dataset.sh .work/minetest/mc-look 600 0 0 0
@@ -29,8 +33,9 @@ OUT=$(cd "$OUT" && pwd)
 log() { echo "$(date -u +%FT%TZ) $*" | tee -a "$OUT/build.log"; }
 
 # split world-seed label-seed frames
-specs=("train 2024 1 $TRAIN" "val 2024 2 $VAL" "test 777 3 $TEST")
-[ "$TRAIN2" -gt 0 ] && specs+=("train2 99 4 $TRAIN2")
+TW=${TRAIN_WORLD:-2024}; T2W=${TRAIN2_WORLD:-99}; XW=${TEST_WORLD:-777}; SB=${LABEL_SEED_BASE:-0}
+specs=("train $TW $((SB + 1)) $TRAIN" "val $TW $((SB + 2)) $VAL" "test $XW $((SB + 3)) $TEST")
+[ "$TRAIN2" -gt 0 ] && specs+=("train2 $T2W $((SB + 4)) $TRAIN2")
 for spec in "${specs[@]}"; do
   read -r split world seed frames <<<"$spec"
   [ "$frames" -gt 0 ] || continue
@@ -73,5 +78,5 @@ for spec in "${specs[@]}"; do
   [ "$frames" -gt 0 ] && stat_args+=(--split "$split=world $world, labelling seed $seed")
 done
 python3 tools/detector/dataset_stats.py "$OUT" "${stat_args[@]}" \
-  --builder "scripts/minetest-dataset.sh $OUT $TRAIN $VAL $TEST $TRAIN2${GAME_TEXTURE_PACK:+ (GAME_TEXTURE_PACK=$GAME_TEXTURE_PACK)}" \
+  --builder "${TRAIN_WORLD:+TRAIN_WORLD=$TW }${TRAIN2_WORLD:+TRAIN2_WORLD=$T2W }${TEST_WORLD:+TEST_WORLD=$XW }${LABEL_SEED_BASE:+LABEL_SEED_BASE=$SB }scripts/minetest-dataset.sh $OUT $TRAIN $VAL $TEST $TRAIN2${GAME_TEXTURE_PACK:+ (GAME_TEXTURE_PACK=$GAME_TEXTURE_PACK)}" \
   ${LABEL_SET:+--label-set "$LABEL_SET"} | tee -a "$OUT/build.log"
