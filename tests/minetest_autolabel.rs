@@ -8,8 +8,22 @@ use std::collections::BTreeMap;
 use support::MinetestGame;
 
 fn annotate(game: &MinetestGame, out: &std::path::Path, frames: u32) -> (bool, String) {
+    annotate_in(game, &support::repo(), out, frames)
+}
+
+/// `root`: the project root whose config/games/minetest.toml the labeller reads.
+fn annotate_in(
+    game: &MinetestGame,
+    root: &std::path::Path,
+    out: &std::path::Path,
+    frames: u32,
+) -> (bool, String) {
     let o = support::binary()
-        .args(["--game", "minetest", "annotate", "--auto", "minetest", "-o"])
+        .args([
+            "--game", "minetest", "annotate", "--auto", "minetest", "--root",
+        ])
+        .arg(root)
+        .arg("-o")
         .arg(out)
         .args(["--frames", &frames.to_string(), "--seed", "3", "--probe"])
         .arg(&game.probe)
@@ -114,4 +128,51 @@ fn the_game_labels_its_own_frames_and_resumes() {
         })
         .collect();
     assert_eq!(before, after, "a resumed run rewrote finished frames");
+
+    // HUD hard negatives: with every frame one, the hotbar row is empty and the inventory
+    // closed, so no frame has an icon box (the stone under the HUD is what it teaches).
+    let root = tempfile::tempdir().expect("tmp");
+    for dir in ["config/games", "skills/minetest"] {
+        std::fs::create_dir_all(root.path().join(dir)).expect("mkdir");
+    }
+    let profile = std::fs::read_to_string(support::repo().join("config/games/minetest.toml"))
+        .expect("profile");
+    let all_negative = profile.replace(
+        "hud_negatives = { fraction = 0.15,",
+        "hud_negatives = { fraction = 1.0,",
+    );
+    assert_ne!(
+        all_negative, profile,
+        "the shipped profile sets hud_negatives"
+    );
+    std::fs::write(root.path().join("config/games/minetest.toml"), all_negative).expect("write");
+    for e in std::fs::read_dir(support::repo().join("skills/minetest")).expect("skills") {
+        let e = e.expect("entry");
+        std::fs::copy(
+            e.path(),
+            root.path().join("skills/minetest").join(e.file_name()),
+        )
+        .expect("copy skill");
+    }
+    let negatives = tempfile::tempdir().expect("tmp");
+    let (ok, log) = annotate_in(&game, root.path(), negatives.path(), 3);
+    assert!(ok, "{log}");
+    let labels: Vec<_> = std::fs::read_dir(negatives.path().join("labels"))
+        .expect("labels")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    assert!(!labels.is_empty(), "no HUD negative frame:\n{log}");
+    assert!(
+        log.contains(&format!("{} HUD negatives", labels.len())),
+        "every labelled frame is a HUD negative:\n{log}"
+    );
+    for l in &labels {
+        let text = std::fs::read_to_string(l).expect("read");
+        assert!(
+            text.lines()
+                .all(|line| line.split(' ').next().and_then(|c| c.parse::<u32>().ok()) < Some(3)),
+            "{}: an icon box on a HUD negative:\n{text}",
+            l.display()
+        );
+    }
 }

@@ -176,6 +176,7 @@ pub fn run(ctx: &AppContext, game: &str, out: &Path, args: &AutoArgs) -> Result<
     );
     let start = Instant::now();
     let (mut written, mut skipped, mut boxes, mut already) = (0u64, 0u64, 0usize, 0u64);
+    let mut negatives = 0u64;
     for i in 0..args.frames {
         // Resumable: a frame whose label file exists was finished (labels are written last).
         if done(i) {
@@ -222,13 +223,14 @@ pub fn run(ctx: &AppContext, game: &str, out: &Path, args: &AutoArgs) -> Result<
             &label_boxes(&config, &frame.boxes, w, h),
         )?;
         written += 1;
+        negatives += u64::from(frame.hud_negative);
         boxes += frame.boxes.len();
         bar.set_message(format!("{boxes} boxes, {skipped} dropped"));
         bar.inc(1);
     }
     bar.finish();
     eprintln!(
-        "{written} frames labelled ({boxes} boxes, {skipped} dropped) in {:.0} s -> {}",
+        "{written} frames labelled ({boxes} boxes, {skipped} dropped, {negatives} HUD negatives) in {:.0} s -> {}",
         start.elapsed().as_secs_f64(),
         out.display()
     );

@@ -73,6 +73,9 @@ pub struct AutoLabelConfig {
     pub hud_panel: Option<[f64; 4]>,
     /// Share of frames taken with the inventory open.
     pub inventory_fraction: f64,
+    /// HUD hard negatives: frames with an empty hotbar row over stone (see [`HudNegatives`]).
+    #[serde(default)]
+    pub hud_negatives: Option<HudNegatives>,
     /// Wait after moving the player before the screenshot (the client must render the view).
     pub settle_ms: u64,
     /// The camera's vertical field of view (the game's `fov` setting).
@@ -115,6 +118,47 @@ pub struct PitConfig {
     pub half_width: i64,
     pub depth: i64,
     pub distance: f64,
+}
+
+/// `[autolabel] hud_negatives`: a `fraction` of the frames is taken with the inventory closed,
+/// the hotbar row empty, near one of `view`'s nodes and looking `pitch_down_deg` further down,
+/// so that stone floors and pit walls show through the empty translucent HUD slots. Without
+/// them the detector read an empty slot over a dark stone wall as a coal lump (session 9: 4
+/// false "done" in 9 coal runs; session 10 detector: 0.69 on data11 val frame 55).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HudNegatives {
+    pub fraction: f64,
+    pub pitch_down_deg: f64,
+    pub view: Vec<String>,
+}
+
+impl HudNegatives {
+    fn check(&self) -> Result<(), String> {
+        if !(0.0..=1.0).contains(&self.fraction) {
+            return Err(format!(
+                "hud_negatives.fraction = {}: must be within 0..1",
+                self.fraction
+            ));
+        }
+        if !(0.0..=60.0).contains(&self.pitch_down_deg) {
+            return Err(format!(
+                "hud_negatives.pitch_down_deg = {}: must be within 0..60 degrees",
+                self.pitch_down_deg
+            ));
+        }
+        if self.view.is_empty() {
+            return Err("hud_negatives.view needs at least one node name".into());
+        }
+        Ok(())
+    }
+
+    /// Whether frame `index` of a run seeded `seed` is a HUD negative. From a stream of its
+    /// own, so a profile without `hud_negatives` labels the same frames as before it existed.
+    pub fn picks(&self, seed: u64, index: u64) -> bool {
+        let mut rng = SplitMix::new(seed ^ index.wrapping_mul(0xD6E8_FEB8_6659_FD93) ^ 0x0048_5544);
+        rng.unit() < self.fraction
+    }
 }
 
 /// The largest scan radius (nodes) a config may ask for: the viewing range the harness sets
@@ -314,6 +358,9 @@ impl AutoLabelConfig {
         if let Some(p) = &self.pits {
             p.check()?;
         }
+        if let Some(n) = &self.hud_negatives {
+            n.check()?;
+        }
         if self.views.is_empty() || self.views.iter().any(Vec::is_empty) {
             return Err("`views` needs at least one non-empty list of node names".into());
         }
@@ -505,6 +552,8 @@ pub struct LabeledFrame {
     pub boxes: Vec<PixelBox>,
     /// Inventory open when taken.
     pub inventory_open: bool,
+    /// Taken as a HUD hard negative (`[autolabel] hud_negatives`).
+    pub hud_negative: bool,
     /// The view's target node, for the record.
     pub target: String,
 }
@@ -542,12 +591,22 @@ pub fn label_frame(
     index: u64,
 ) -> Result<LabeledFrame, AutoLabelError> {
     let mut rng = SplitMix::new(seed ^ index.wrapping_mul(0xA24B_AED4_963E_E407));
-    let open = rng.unit() < config.inventory_fraction;
+    let hud_negative = config
+        .hud_negatives
+        .as_ref()
+        .filter(|n| n.picks(seed, index));
+    let open = rng.unit() < config.inventory_fraction && hud_negative.is_none();
     // The inventory draws from a stream of its own, so where the labeller stands does not
     // change with what the inventories hold (e.g. when distractor items are added).
     let mut inventory_rng = SplitMix::new(rng.next_u64());
-    let inv = random_inventory(config, &mut inventory_rng, open);
-    let names = &config.views[rng.below(config.views.len())];
+    let mut inv = random_inventory(config, &mut inventory_rng, open);
+    let mut names = &config.views[rng.below(config.views.len())];
+    let mut pitch_offset = 0.0;
+    if let Some(n) = hud_negative {
+        inv.main.iter_mut().take(8).for_each(String::clear);
+        names = &n.view;
+        pitch_offset = n.pitch_down_deg;
+    }
     let answers = probe.batch(
         vec![
             json!({"op": "set_list", "list": "main", "items": inv.main}),
@@ -560,7 +619,7 @@ pub fn label_frame(
                     "z": center[2] + (rng.unit() - 0.5) * config.view_radius,
                 },
                 "radius": config.view_radius, "min_dist": config.min_dist,
-                "max_dist": config.max_dist,
+                "max_dist": config.max_dist, "pitch_offset": pitch_offset,
             }),
         ],
         // view_near may wait for the map around the view to be generated on a busy machine.
@@ -638,6 +697,7 @@ pub fn label_frame(
         image,
         boxes,
         inventory_open: open,
+        hud_negative: hud_negative.is_some(),
         target,
     })
 }
@@ -669,6 +729,65 @@ mod tests {
         assert_ne!(a, other);
         assert_eq!(a.main.len(), 32);
         assert_eq!(a.craft.len(), 9);
+    }
+
+    #[test]
+    fn hud_negatives_are_a_seeded_share_of_the_frames() {
+        let c = config();
+        let n = c
+            .hud_negatives
+            .clone()
+            .expect("the shipped profile has hud_negatives");
+        let picked: Vec<u64> = (0..4000).filter(|i| n.picks(3, *i)).collect();
+        let share = picked.len() as f64 / 4000.0;
+        assert!((share - n.fraction).abs() < 0.03, "share {share}");
+        // The same seed picks the same frames; another seed others.
+        assert_eq!(
+            picked,
+            (0..4000).filter(|i| n.picks(3, *i)).collect::<Vec<_>>()
+        );
+        assert_ne!(
+            picked,
+            (0..4000).filter(|i| n.picks(4, *i)).collect::<Vec<_>>()
+        );
+        let none = HudNegatives {
+            fraction: 0.0,
+            ..n.clone()
+        };
+        assert!((0..4000).all(|i| !none.picks(3, i)));
+    }
+
+    #[test]
+    fn hud_negatives_out_of_range_are_refused() {
+        let mut c = config();
+        let good = c.hud_negatives.clone().expect("shipped");
+        for (bad, what) in [
+            (
+                HudNegatives {
+                    fraction: 1.5,
+                    ..good.clone()
+                },
+                "fraction",
+            ),
+            (
+                HudNegatives {
+                    pitch_down_deg: 75.0,
+                    ..good.clone()
+                },
+                "pitch_down_deg",
+            ),
+            (
+                HudNegatives {
+                    view: vec![],
+                    ..good.clone()
+                },
+                "view",
+            ),
+        ] {
+            c.hud_negatives = Some(bad);
+            let err = c.check().expect_err(what);
+            assert!(err.contains(what), "{err}");
+        }
     }
 
     #[test]

@@ -194,6 +194,7 @@ local function view_near(player, c)
         if hd > 0.5 and ray_reaches(eye, target, target) then
           local yaw = math.atan2(-d.x, d.z) + math.rad(rng:next(-(c.yaw_jitter or 20), c.yaw_jitter or 20))
           local pitch = -math.atan2(d.y, hd) + math.rad(rng:next(-(c.pitch_jitter or 10), c.pitch_jitter or 10))
+            + math.rad(c.pitch_offset or 0)  -- degrees further down (HUD hard negatives)
           pitch = math.max(-math.rad(80), math.min(math.rad(80), pitch))
           player:set_pos(pos)
           player:set_look_horizontal(yaw)
@@ -235,7 +236,7 @@ end
 -- {"op":"set_node","pos":{...},"name":"default:tree"} {"op":"time","value":0.5}
 -- (No wield op: Minetest 5.6 has no set_wield_index; tests select a slot with its key.)
 -- {"op":"scan","names":{"tree":["group:tree"]},"radius":10,"radii":{"tree":40},"grid":3,"max_angle":70}
--- {"op":"view_near","names":["group:tree"],"seed":7,"radius":24,"min_dist":2,"max_dist":7}
+-- {"op":"view_near","names":["group:tree"],"seed":7,"radius":24,"min_dist":2,"max_dist":7,"pitch_offset":0}
 -- {"op":"excavate","min":{"x":..},"max":{"x":..}}  (clears the box: an open pit)
 -- {"op":"ping"}  (answers the state)   {"op":"craft_preview"}  (the craft grid's result)
 -- Any command may carry "id", echoed in its cmd_done event.
