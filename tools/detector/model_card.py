@@ -36,10 +36,20 @@ def per_class(report: dict) -> dict:
     }
 
 
+def data_section(stats: list[Path]):
+    """One stats.json as it is; several (a model trained on more than one data set) as a list."""
+    sections = [json.loads(p.read_text()) for p in stats]
+    if not sections:
+        return None
+    return sections[0] if len(sections) == 1 else sections
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("model", type=Path, help="the exported ONNX (its .export.json must sit next to it)")
-    ap.add_argument("--stats", type=Path, help="the dataset's stats.json from build_dataset.py")
+    ap.add_argument("--stats", type=Path, action="append", default=[],
+                    help="the dataset's stats.json (build_dataset.py, dataset_stats.py); repeat it for "
+                         "a model trained on several data sets: the card's data is then a list")
     ap.add_argument("--eval", action="append", default=[], metavar="NAME=FILE",
                     help="a `vistawise eval --json` report (repeatable): val=..., test_real=..., test_synthetic=...")
     ap.add_argument("--notes", default="", help="free text: what the numbers mean, known gaps")
@@ -83,7 +93,7 @@ def main() -> int:
         "classes": sidecar.get("classes") or meta.get("names"),
         "input_size_hw": sidecar["export"]["imgsz_hw"],
         "output": sidecar["export"]["output"],
-        "data": json.loads(args.stats.read_text()) if args.stats else None,
+        "data": data_section(args.stats),
         "training": sidecar.get("training"),
         "export": sidecar["export"],
         "versions": sidecar["versions"],
