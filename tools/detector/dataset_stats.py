@@ -19,7 +19,7 @@ import _yolo_env as env  # noqa: E402  (standard library only at import)
 # The [autolabel] keys that decide which boxes a frame gets.
 RULE_KEYS = ("radius", "class_radius", "grid", "min_box_px", "min_box_luma", "merge_columns",
              "merge_regions", "hud_panel", "inventory_panel", "inventory_fraction", "distractors",
-             "pits", "views")
+             "pits", "views", "hud_negatives")
 SET_KEYS = ("classes", "merge_columns", "merge_regions", "class_radius", "distractors")
 
 

@@ -15,6 +15,7 @@ class_radius = { tree = 40.0 }
 min_box_px = 8.0
 merge_regions = ["stone", "tree"]
 settle_ms = 700
+hud_negatives = { fraction = 0.15, pitch_down_deg = 20.0, view = ["default:stone"] }
 
 [autolabel.distractors]
 "default:dirt" = 8
@@ -59,6 +60,7 @@ class DatasetStats(unittest.TestCase):
         self.assertEqual(rule["class_radius"], {"tree": 40.0})
         self.assertEqual(rule["merge_regions"], ["stone", "tree"])
         self.assertEqual(rule["distractors"], {"default:dirt": 8})
+        self.assertEqual(rule["hud_negatives"]["fraction"], 0.15)
         self.assertNotIn("settle_ms", rule)  # timing decides no box
 
     def test_a_label_set_replaces_the_merges_and_drops_the_profiles_radii(self):
