@@ -17,7 +17,8 @@
 # default 2024 / 99 / 777; val shares train's world) and LABEL_SEED_BASE (default 0: the labelling
 # seeds are BASE+1..BASE+4 for train, val, test, train2). Another set of frames to add to one
 # built before: other worlds and seeds, e.g.
-#   TRAIN_WORLD=5150 TRAIN2_WORLD=6262 LABEL_SEED_BASE=10 scripts/minetest-dataset.sh OUT 600 0 0 600 The Minecraft detector's frames:
+#   TRAIN_WORLD=5150 TRAIN2_WORLD=6262 LABEL_SEED_BASE=10 scripts/minetest-dataset.sh OUT 600 0 0 600
+# The Minecraft detector's frames:
 #   python tools/detector/minetest_texture_pack.py --out .work/minetest/mc-pack-1.19.1
 #   GAME_TEXTURE_PACK=.work/minetest/mc-pack-1.19.1 LABEL_SET=minecraft \
 #     scripts/minetest-dataset.sh .work/minetest/mc-look 600 0 0 0

@@ -165,6 +165,9 @@ impl HudNegatives {
 /// (tests/minetest/gameenv.sh), and a search cube the game answers in well under a second.
 const MAX_SCAN_RADIUS: f64 = 60.0;
 
+/// Slots of minetest_game's hotbar: the first row of the main list, drawn on the HUD.
+const HOTBAR_SLOTS: usize = 8;
+
 /// Nodes above the centre's feet a pit also clears (trees, a hillside), so its walls get sun.
 const PIT_CLEAR_ABOVE: i64 = 16;
 
@@ -447,7 +450,7 @@ pub fn random_inventory(config: &AutoLabelConfig, rng: &mut SplitMix, open: bool
     for _ in 0..stacks {
         // Half of the stacks go to the hotbar row, which every frame shows.
         let slot = if rng.below(2) == 0 {
-            rng.below(8)
+            rng.below(HOTBAR_SLOTS)
         } else {
             rng.below(32)
         };
@@ -465,7 +468,7 @@ pub fn random_inventory(config: &AutoLabelConfig, rng: &mut SplitMix, open: bool
     InventoryPlan {
         main,
         craft,
-        wield: 1 + rng.below(8),
+        wield: 1 + rng.below(HOTBAR_SLOTS),
     }
 }
 
@@ -501,14 +504,14 @@ pub fn icon_boxes(
         out.push(icon_box(class, c, *side));
     };
     for s in &state.main {
-        if (1..=8).contains(&s.slot) {
+        if (1..=HOTBAR_SLOTS).contains(&s.slot) {
             push(&s.name, format!("hud.hotbar.{}", s.slot - 1), "hud");
         }
     }
     if open {
         for s in &state.main {
             let location = match s.slot {
-                1..=8 => format!("inventory.hotbar.{}", s.slot - 1),
+                1..=HOTBAR_SLOTS => format!("inventory.hotbar.{}", s.slot - 1),
                 9..=32 => format!("inventory.main.{}", s.slot - 9),
                 _ => continue,
             };
@@ -603,7 +606,10 @@ pub fn label_frame(
     let mut names = &config.views[rng.below(config.views.len())];
     let mut pitch_offset = 0.0;
     if let Some(n) = hud_negative {
-        inv.main.iter_mut().take(8).for_each(String::clear);
+        inv.main
+            .iter_mut()
+            .take(HOTBAR_SLOTS)
+            .for_each(String::clear);
         names = &n.view;
         pitch_offset = n.pitch_down_deg;
     }
