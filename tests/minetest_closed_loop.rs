@@ -73,7 +73,8 @@ fn face_a_tree(probe: &mut Probe, seed: u64) {
                 json!({"op": "view_near", "names": ["default:tree"], "seed": seed,
                        "radius": 24, "min_dist": 2.5, "max_dist": 4.5}),
             ],
-            Duration::from_secs(10),
+            // view_near waits (up to 60 s in the probe) for the land around to be generated.
+            Duration::from_secs(75),
         )
         .expect("set-up commands");
 }

@@ -106,7 +106,7 @@ class Probe:
     def state(self) -> dict:
         return json.loads((self.dir / "state.json").read_text())
 
-    def send(self, cmd: dict, timeout: float = 30.0) -> dict:
+    def send(self, cmd: dict, timeout: float = 75.0) -> dict:
         self.n += 1
         cmd = dict(cmd, id=f"runs-{os.getpid()}-{self.n}")
         events = self.dir / "events.jsonl"

@@ -628,8 +628,8 @@ pub fn label_frame(
                 "max_dist": config.max_dist, "pitch_offset": pitch_offset,
             }),
         ],
-        // view_near may wait for the map around the view to be generated on a busy machine.
-        Duration::from_secs(30),
+        // view_near waits (up to 60 s in the probe) for the map around the view to be generated.
+        Duration::from_secs(75),
     )?;
     let view = answers.last().cloned().unwrap_or_default();
     // The selected slot is drawn highlighted: pick it the way a player does, with its key.

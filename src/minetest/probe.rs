@@ -286,9 +286,10 @@ impl Probe {
         Ok(results.into_iter().map(Option::unwrap_or_default).collect())
     }
 
-    /// One command with a 10 s time-out; returns its `result`.
+    /// One command with a 75 s time-out (map commands first wait up to 60 s in the game for
+    /// their area to be generated); returns its `result`.
     pub fn send(&mut self, command: Value) -> Result<Value, ProbeError> {
-        let mut r = self.batch(vec![command], Duration::from_secs(10))?;
+        let mut r = self.batch(vec![command], Duration::from_secs(75))?;
         Ok(r.pop().unwrap_or_default())
     }
 }

@@ -277,6 +277,40 @@ local ops = {
   end,
 }
 
+-- Commands that search or change the map (view_near, excavate) see only generated, loaded map blocks: right after
+-- the player joins, or on a busy machine, the land around them may not exist yet, and a search
+-- would wrongly find nothing. Such a command first has its area emerged (generated or loaded);
+-- the command queue waits for it, up to MAP_WAIT_S, then the command runs on what is there.
+local MAP_WAIT_S = 60
+local map_waits = {}  -- cmd.jsonl line -> {since = us, ready = bool}
+local function map_area(c, player)
+  if c.op == "excavate" then return c.min, c.max end
+  if c.op ~= "view_near" then return nil end
+  local center = c.center or player:get_pos()
+  local r = c.radius or 24
+  return vector.subtract(center, r), vector.add(center, r)
+end
+-- nil: run the command now; "waiting": not yet; any other string: give up with that error.
+local function map_wait(line, c, player)
+  local lo, hi = map_area(c, player)
+  if not lo then return nil end
+  local w = map_waits[line]
+  if not w then
+    w = {since = minetest.get_us_time(), ready = false}
+    map_waits[line] = w
+    minetest.emerge_area(lo, hi, function(_, _, remaining)
+      if remaining == 0 then w.ready = true end
+    end)
+  end
+  if w.ready then map_waits[line] = nil; return nil end
+  if (minetest.get_us_time() - w.since) / 1e6 > MAP_WAIT_S then
+    map_waits[line] = nil
+    return "the map around " .. minetest.pos_to_string(vector.round(lo)) .. ".." ..
+      minetest.pos_to_string(vector.round(hi)) .. " was not generated within " .. MAP_WAIT_S .. " s"
+  end
+  return "waiting"
+end
+
 local cmd_path, cmd_done = dir .. "/cmd.jsonl", 0
 local cacc = 0
 minetest.register_globalstep(function(dtime)
@@ -299,10 +333,16 @@ minetest.register_globalstep(function(dtime)
     elseif not ops[c.op] then
       ok, res = false, "unknown op " .. tostring(c.op)
     else
-      ok, res = pcall(ops[c.op], player, c)
+      local wait = map_wait(i, c, player)
+      if wait == "waiting" then return end  -- this line and the ones after it run next round
+      if wait then
+        ok, res = false, wait
+      else
+        ok, res = pcall(ops[c.op], player, c)
+      end
     end
     emit({ev = "cmd_done", line = i, id = type(c) == "table" and c.id or nil, ok = ok,
           err = (not ok) and tostring(res) or nil, result = ok and res or nil})
+    cmd_done = i
   end
-  cmd_done = #lines
 end)
