@@ -130,6 +130,24 @@ fn a_gather_rule_walks_its_own_approach_time_and_a_wrong_one_is_refused() {
 }
 
 #[test]
+fn the_bag_screen_is_a_screen_of_the_rules_and_a_wrong_one_is_refused() {
+    let (config, result, bad) =
+        planner_rules_with(r#"bag_screen = "inventory""#, r#"bag_screen = "backpack""#);
+    assert_eq!(config.bag_screen.as_deref(), Some("inventory"));
+    let err = result.expect_err("a bag screen with no [planner.screens] rule is refused");
+    let line = bad
+        .lines()
+        .position(|l| l.trim() == "[planner]")
+        .map(|i| i + 1)
+        .expect("line");
+    assert!(
+        err.contains(&format!("minetest.toml:{line}"))
+            && err.contains(r#"bag_screen: no screen "backpack""#),
+        "{err}"
+    );
+}
+
+#[test]
 fn the_profile_reads_stack_counts_and_a_broken_counts_section_is_refused_with_its_line() {
     use vistawise::skills::GameProfile;
     let repo = support::repo();

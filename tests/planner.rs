@@ -444,18 +444,93 @@ fn too_few_of_an_ingredient_by_its_read_count_is_gathered_or_crafted_again() {
             minetest_slot("cobble_icon", 2, cobble),
         ]
     };
+    // The first three steps on the same HUD (the bag's other rows hold nothing more).
     let first = |cobble, sticks| {
         let mut w = world_of("minetest", (854, 480));
-        act(w.step("Stone Pickaxe", vec![], bag(cobble, sticks))).skill
+        (0..3)
+            .map(|_| act(w.step("Stone Pickaxe", vec![], bag(cobble, sticks))).skill)
+            .collect::<Vec<_>>()
     };
-    // Two cobblestones make a hoe, not a pickaxe: dig for more.
-    assert_eq!(first(Some(2), Some(2)), "dig_vertical_mine_tunnels");
+    // Two cobblestones make a hoe, not a pickaxe: dig for more, after one look in the bag
+    // (`bag_screen`) for more cobblestone than the HUD shows.
+    assert_eq!(
+        first(Some(2), Some(2)),
+        [
+            "open_inventory",
+            "close_screen",
+            "dig_vertical_mine_tunnels"
+        ]
+    );
     // Three, and two sticks: open the inventory to craft.
-    assert_eq!(first(Some(3), Some(2)), "open_inventory");
+    assert_eq!(first(Some(3), Some(2))[0], "open_inventory");
     // Counts that could not be read count as enough (what the planner did before counts).
-    assert_eq!(first(None, None), "open_inventory");
-    // One stick: make sticks first, from planks, from a tree: none in view, so look around.
-    assert_eq!(first(Some(5), Some(1)), "turn");
+    assert_eq!(first(None, None)[0], "open_inventory");
+    // One stick: make sticks first, from planks, from a tree: none in the bag or in view, so
+    // look around.
+    assert_eq!(
+        first(Some(5), Some(1)),
+        ["open_inventory", "close_screen", "turn"]
+    );
+}
+
+#[test]
+fn an_ingredient_off_the_hud_is_looked_for_in_the_bag_before_gathering_it_again() {
+    // The closed loop's stone pickaxe (session 12, 2 of 10 runs): after digging, the HUD showed
+    // 9 cobblestones and the pickaxe but no sticks (they were in the bag's main rows), and the
+    // planner went looking for a tree to make sticks until its steps ran out.
+    let hud = vec![
+        minetest_slot("wooden_pickaxe_icon", 0, None),
+        minetest_slot("cobble_icon", 1, Some(9)),
+    ];
+    let mut w = world_of("minetest", (854, 480));
+    match w.step("Stone Pickaxe", vec![], hud.clone()) {
+        PlanStep::Act(c, why) => {
+            assert_eq!(c, call("open_inventory", &[]));
+            assert!(
+                why.contains("look in the bag before going to get Tree"),
+                "{why}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    // The open inventory shows the sticks in its main rows: craft, no tree needed.
+    let mut open = hud.clone();
+    open.extend([
+        minetest_inv("wooden_pickaxe_icon", (305.0, 274.0), None),
+        minetest_inv("cobble_icon", (340.0, 274.0), Some(9)),
+        minetest_inv("stick_icon", (375.0, 311.0), Some(2)),
+    ]);
+    assert_eq!(
+        act(w.step("Stone Pickaxe", vec![], open)),
+        call("craft_stone_pickaxe", &[340.0, 274.0, 375.0, 311.0])
+    );
+
+    // No sticks in the bag either: close it and go for a tree, without a second look.
+    let mut w = world_of("minetest", (854, 480));
+    assert_eq!(
+        act(w.step("Stone Pickaxe", vec![], hud.clone())).skill,
+        "open_inventory"
+    );
+    let mut open = hud.clone();
+    open.push(minetest_inv("cobble_icon", (340.0, 274.0), Some(9)));
+    assert_eq!(
+        act(w.step("Stone Pickaxe", vec![], open)).skill,
+        "close_screen"
+    );
+    for _ in 0..3 {
+        assert_ne!(
+            act(w.step("Stone Pickaxe", vec![], hud.clone())).skill,
+            "open_inventory"
+        );
+    }
+
+    // The target itself is gathered without a look (a target in the bag ends the task through
+    // the success check): coal with the pickaxe at hand.
+    let mut w = world_of("minetest", (854, 480));
+    assert_eq!(
+        act(w.step("Coal Lump", vec![], hud[..1].to_vec())).skill,
+        "turn"
+    );
 }
 
 /// A Minetest icon in the open inventory at 854x480: hotbar row slot i at (305 + 35 i, 274),

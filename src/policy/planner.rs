@@ -102,6 +102,13 @@ pub struct PlannerConfig {
     pub craft: BTreeMap<String, CraftRule>,
     #[serde(default)]
     pub screens: BTreeMap<String, ScreenRule>,
+    /// The screen that shows the whole bag (`"inventory"`). With it, before going to gather an
+    /// ingredient (not the target) while no screen is open, the planner opens that screen once
+    /// to look: the HUD shows
+    /// only the hotbar, and an ingredient in the bag's other rows looked missing (the closed
+    /// loop's stone pickaxe went for a tree to make the sticks its bag already held).
+    #[serde(default)]
+    pub bag_screen: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -256,6 +263,13 @@ impl PlannerConfig {
                 }
             }
         }
+        if let Some(b) = &self.bag_screen
+            && !self.screens.contains_key(b)
+        {
+            return Err(format!(
+                "bag_screen: no screen \"{b}\" in [planner.screens]"
+            ));
+        }
         for (name, screen) in &self.screens {
             if let Some(s) = &screen.station {
                 node(s)?;
@@ -307,6 +321,9 @@ pub struct Planner {
     /// The thing the queued exploration looks for: once it is in view the rest of the
     /// exploration is dropped (the loop walked on past coal ore that had come into view).
     exploring_for: Option<NodeIndex>,
+    /// The item to gather the bag was last looked at for (`bag_screen`): a screen was open when
+    /// gathering it was decided, so what it is wanted for was not just missing from the HUD.
+    bag_seen_for: Option<NodeIndex>,
 }
 
 /// What the planner looks at in one step.
@@ -399,6 +416,7 @@ impl Planner {
             last_turn: None,
             last_walk: None,
             exploring_for: None,
+            bag_seen_for: None,
         }
     }
 
@@ -431,6 +449,7 @@ impl Planner {
             .unwrap_or(Goal::Unknown(target));
         let step = match goal {
             Goal::Craft(item) => self.craft(item, view),
+            Goal::Gather(item) if item != target && self.look_in_bag_first(item, view) => Ok(()),
             Goal::Gather(item) => self.gather(item, view),
             Goal::Unknown(item) => Err(format!(
                 "no planner rule obtains \"{}\"",
@@ -441,6 +460,34 @@ impl Planner {
             Ok(()) => self.next_pending(view),
             Err(e) => PlanStep::Stuck(e),
         }
+    }
+
+    /// Queues opening the bag screen when gathering `item` (on the way to the target, not the
+    /// target itself: a target in the bag ends the task through the success check) was decided
+    /// from the HUD alone and the bag has not been looked at for it yet (`bag_screen`); true
+    /// when it did.
+    fn look_in_bag_first(&mut self, item: NodeIndex, view: &View) -> bool {
+        let Some(bag) = self.config.bag_screen.clone() else {
+            return false;
+        };
+        if self.screen.is_some() || self.bag_seen_for == Some(item) {
+            // An open screen shows the bag: the decision already saw it.
+            self.bag_seen_for = Some(item);
+            return false;
+        }
+        let Some(rule) = self.config.screens.get(&bag).cloned() else {
+            return false;
+        };
+        self.bag_seen_for = Some(item);
+        self.queue(
+            &rule.open,
+            &format!(
+                "the HUD shows only the hotbar: look in the bag before going to get {}",
+                view.kg.name(item)
+            ),
+        );
+        self.screen = Some(bag);
+        true
     }
 
     fn next_pending(&mut self, view: &View) -> PlanStep {
