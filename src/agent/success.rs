@@ -27,10 +27,11 @@ pub struct SuccessRule {
     /// Steps after a refuted sighting during which HUD sightings of the target are left out.
     #[serde(default = "default_ignore_steps")]
     pub ignore_steps: u32,
-    /// The game draws the HUD hotbar under an open screen (Minetest), where it shows the
-    /// screen's hotbar row again: with a screen the policy opened, a HUD sighting counts (the
-    /// detector misses an item in the screen's small slots at times). Otherwise (Minecraft hides
-    /// the HUD behind screens) something read there with a screen open is not in the bag.
+    /// With a screen the policy opened, a HUD-only sighting counts: for a game that draws the
+    /// HUD hotbar under its screens and a detector that misses items in the screen's small
+    /// slots. Otherwise (the default) something read only there with a screen open is not in
+    /// the bag: Minecraft hides the HUD behind screens, and Minetest's dimmed HUD under its
+    /// inventory showed a coal lump on an empty slot that the inventory's own row did not.
     #[serde(default)]
     pub hud_under_screens: bool,
 }
@@ -159,8 +160,8 @@ impl SuccessCheck {
                 true => Verdict::Obtained,
                 false => Verdict::NotYet {
                     note: Some(format!(
-                        "{name} read where the {} is, with a screen open that hides it: \
-                         not counted",
+                        "{name} read on the {} only, with a screen open whose bag does not \
+                         show it: not counted",
                         rule.hud_screen
                     )),
                 },
@@ -340,10 +341,16 @@ mod tests {
     }
 
     #[test]
-    fn with_a_screen_the_policy_opened_the_hud_counts_where_the_game_draws_it_under_screens() {
+    fn with_a_screen_the_policy_opened_a_hud_only_sighting_counts_only_with_hud_under_screens() {
         let mut parts = coal_parts();
         // Sticks in the craft grid: the inventory is open (opened by the policy to craft).
         let open = ["stick@inventory.craft.0", "hud.hotbar.7"];
+        let rule = parts.profile.success.as_mut().expect("rule");
+        assert!(
+            !rule.hud_under_screens,
+            "the shipped Minetest profile trusts the screen"
+        );
+        rule.hud_under_screens = true;
         let mut check = SuccessCheck::default();
         assert_eq!(step(&mut check, &parts, &open).0, Verdict::Obtained);
         let rule = parts.profile.success.as_mut().expect("rule");
@@ -351,7 +358,7 @@ mod tests {
         let mut check = SuccessCheck::default();
         let (verdict, seen) = step(&mut check, &parts, &open);
         assert!(
-            matches!(&verdict, Verdict::NotYet { note: Some(n) } if n.contains("hides it")),
+            matches!(&verdict, Verdict::NotYet { note: Some(n) } if n.contains("bag does not show it")),
             "{verdict:?}"
         );
         assert_eq!(seen, 1, "the lump is left out, the stick in the grid stays");
