@@ -64,7 +64,9 @@ fn a_dry_run_records_every_step_and_sends_nothing() {
     let first = &session.steps[0];
     // The real detector found the frame's trunk and log icon. The icon is drawn at the top of
     // the frame, on no hotbar or inventory slot of a 640x360 window (`[gui] bag_regions`), so
-    // the log is not owned: to make planks the planner goes for a log and aims at the trunk.
+    // the log is not owned: to make planks the planner goes for a log. It looks in the bag
+    // first (`[planner] bag_screen`: the HUD shows only the hotbar), closes it, and aims at
+    // the trunk.
     assert_eq!((first.frame_w, first.frame_h), (640, 360));
     assert!(
         first.detections.iter().any(|d| d.class == "trunk"),
@@ -74,9 +76,14 @@ fn a_dry_run_records_every_step_and_sends_nothing() {
     assert!(first.inventory.contains("Log"), "{}", first.inventory);
     assert!(first.prompt.contains("Obtain planks."));
     assert!(first.prompt_tokens > 500);
+    let skills: Vec<_> = session
+        .steps
+        .iter()
+        .map(|s| s.action.as_ref().map(|a| a.skill.as_str()))
+        .collect();
     assert_eq!(
-        first.action.as_ref().map(|a| a.skill.as_str()),
-        Some("turn")
+        skills,
+        [Some("open_inventory"), Some("close_screen"), Some("turn")]
     );
     assert_eq!(first.validation, "valid");
     assert!(!first.events.is_empty());
@@ -104,21 +111,25 @@ fn a_real_run_sends_the_validated_events_to_the_game_window() {
             "--policy",
             "planner",
             "--max-steps",
-            "1",
+            "3",
             "--session-id",
             "real",
         ],
     ));
     assert_eq!(code, 1, "{out}{err}");
     let session = Session::load(&sessions.path().join("real")).expect("session");
-    let step = &session.steps[0];
-    // The frame's log icon is on no bag slot (see above): the planner aims at the trunk.
+    // Everything planned was sent, every step (the record keeps the waits too).
+    for s in &session.steps {
+        let outcome = session.outcome(s.step).expect("outcome");
+        assert_eq!(outcome.result, "done");
+        assert_eq!(outcome.sent, s.events);
+    }
+    // The frame's log icon is on no bag slot (see above): after the look in the bag (open,
+    // close), the planner aims at the trunk.
+    let step = &session.steps[2];
     let action = step.action.as_ref().expect("action");
     assert_eq!(action.skill, "turn", "{step:?}");
-    let outcome = session.outcome(1).expect("outcome");
-    assert_eq!(outcome.result, "done");
-    // Everything planned was sent (the record keeps the waits too).
-    assert_eq!(outcome.sent, step.events);
+    let outcome = session.outcome(3).expect("outcome");
     // The trunk is up and to the left of the crosshair: relative mouse motion up-left.
     assert!(
         outcome.sent.iter().any(|e| matches!(
