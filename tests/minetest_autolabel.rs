@@ -11,6 +11,62 @@ fn annotate(game: &MinetestGame, out: &std::path::Path, frames: u32) -> (bool, S
     annotate_in(game, &support::repo(), out, frames)
 }
 
+/// A project root whose Minetest profile is the shipped one with each `(from, to)` replaced once
+/// (each must be there), and the shipped Minetest skills.
+fn profile_root(changes: &[(&str, &str)]) -> tempfile::TempDir {
+    let root = tempfile::tempdir().expect("tmp");
+    for dir in ["config/games", "skills/minetest"] {
+        std::fs::create_dir_all(root.path().join(dir)).expect("mkdir");
+    }
+    let mut profile = std::fs::read_to_string(support::repo().join("config/games/minetest.toml"))
+        .expect("profile");
+    for (from, to) in changes {
+        assert!(
+            profile.contains(from),
+            "the shipped profile has no {from:?}"
+        );
+        profile = profile.replacen(from, to, 1);
+    }
+    std::fs::write(root.path().join("config/games/minetest.toml"), profile).expect("write");
+    for e in std::fs::read_dir(support::repo().join("skills/minetest")).expect("skills") {
+        let e = e.expect("entry");
+        std::fs::copy(
+            e.path(),
+            root.path().join("skills/minetest").join(e.file_name()),
+        )
+        .expect("copy skill");
+    }
+    root
+}
+
+/// `annotate --auto minetest --relabel` of `out` with the profile under `root` (no game).
+fn relabel(root: &std::path::Path, out: &std::path::Path) -> (bool, String) {
+    let o = support::binary()
+        .args([
+            "--game",
+            "minetest",
+            "annotate",
+            "--auto",
+            "minetest",
+            "--relabel",
+            "--root",
+        ])
+        .arg(root)
+        .arg("-o")
+        .arg(out)
+        .env_remove("DISPLAY")
+        .output()
+        .expect("run vistawise");
+    (
+        o.status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        ),
+    )
+}
+
 /// `root`: the project root whose config/games/minetest.toml the labeller reads.
 fn annotate_in(
     game: &MinetestGame,
@@ -129,31 +185,62 @@ fn the_game_labels_its_own_frames_and_resumes() {
         .collect();
     assert_eq!(before, after, "a resumed run rewrote finished frames");
 
+    // Relabelling from the records, without the game: with the same rules every label file
+    // comes out byte for byte the same (the dark-box rule reads the saved JPEG both times).
+    let texts = |labels: &[std::path::PathBuf]| -> Vec<String> {
+        labels
+            .iter()
+            .map(|l| std::fs::read_to_string(l).expect("read"))
+            .collect()
+    };
+    let original = texts(&labels);
+    for l in &labels {
+        let stem = l.file_stem().expect("stem").to_string_lossy().to_string();
+        assert!(
+            out.path()
+                .join("records")
+                .join(format!("{stem}.json"))
+                .is_file(),
+            "{stem} has no record"
+        );
+    }
+    let (ok, log) = relabel(&support::repo(), out.path());
+    assert!(ok, "{log}");
+    assert!(
+        log.contains(&format!("{} frames relabelled", labels.len())),
+        "{log}"
+    );
+    assert_eq!(
+        texts(&labels),
+        original,
+        "the same rules labelled differently"
+    );
+    // Narrower rules: stone and coal ore as a node these frames do not show. Their boxes go;
+    // every other line stays.
+    let narrow = profile_root(&[
+        (
+            r#"stone = ["default:stone"]"#,
+            r#"stone = ["default:desert_stone"]"#,
+        ),
+        (
+            r#"coal_ore = ["default:stone_with_coal"]"#,
+            r#"coal_ore = ["default:desert_stone"]"#,
+        ),
+    ]);
+    let (ok, log) = relabel(narrow.path(), out.path());
+    assert!(ok, "{log}");
+    let stone_or_coal = |line: &&str| matches!(line.split(' ').next(), Some("1" | "2"));
+    for (was, now) in original.iter().zip(texts(&labels)) {
+        let kept: Vec<&str> = was.lines().filter(|l| !stone_or_coal(l)).collect();
+        assert_eq!(now.lines().collect::<Vec<_>>(), kept, "was:\n{was}");
+    }
+
     // HUD hard negatives: with every frame one, the hotbar row is empty and the inventory
     // closed, so no frame has an icon box (the stone under the HUD is what it teaches).
-    let root = tempfile::tempdir().expect("tmp");
-    for dir in ["config/games", "skills/minetest"] {
-        std::fs::create_dir_all(root.path().join(dir)).expect("mkdir");
-    }
-    let profile = std::fs::read_to_string(support::repo().join("config/games/minetest.toml"))
-        .expect("profile");
-    let all_negative = profile.replace(
+    let root = profile_root(&[(
         "hud_negatives = { fraction = 0.15,",
         "hud_negatives = { fraction = 1.0,",
-    );
-    assert_ne!(
-        all_negative, profile,
-        "the shipped profile sets hud_negatives"
-    );
-    std::fs::write(root.path().join("config/games/minetest.toml"), all_negative).expect("write");
-    for e in std::fs::read_dir(support::repo().join("skills/minetest")).expect("skills") {
-        let e = e.expect("entry");
-        std::fs::copy(
-            e.path(),
-            root.path().join("skills/minetest").join(e.file_name()),
-        )
-        .expect("copy skill");
-    }
+    )]);
     let negatives = tempfile::tempdir().expect("tmp");
     let (ok, log) = annotate_in(&game, root.path(), negatives.path(), 3);
     assert!(ok, "{log}");

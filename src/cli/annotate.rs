@@ -33,7 +33,9 @@ pub struct SourceArgs {
     #[arg(long, value_name = "BITS", default_value_t = 16)]
     pub group_threshold: u32,
     /// Pre-label frames already in the dataset again (e.g. with a better detector); labels a
-    /// person corrected are kept.
+    /// person corrected are kept. With `--auto GAME`: label the dataset's frames again from what
+    /// the game said when they were taken (`records/`), under the profile's current rules,
+    /// without the game.
     #[arg(long)]
     pub relabel: bool,
     /// Overwrite labels a person corrected too (implies --relabel).

@@ -45,6 +45,85 @@ pub struct AutoArgs {
     pub root: PathBuf,
 }
 
+/// Where a frame's record (`FrameRecord`) is kept.
+fn record_path(out: &Path, name: &str) -> PathBuf {
+    out.join("records").join(format!("{name}.json"))
+}
+
+/// `--auto GAME --relabel` (no game needed): every frame with a record (`records/`, what the game
+/// said when it was taken) gets its label file written again under the profile's current
+/// `[autolabel]` rules (and `--label-set`); frames labelled before records were kept are left
+/// as they are, and counted.
+fn relabel(out: &Path, game: &str, args: &AutoArgs) -> Result<ExitCode> {
+    let controls = args.root.join("config/games").join(format!("{game}.toml"));
+    let config = AutoLabelConfig::load(&controls, args.label_set.as_deref())
+        .with_context(|| format!("cannot auto-label game \"{game}\""))?;
+    let profile = GameProfile::load(&args.root, game)
+        .with_context(|| format!("cannot load game profile \"{game}\""))?;
+    let images = out.join("images");
+    let mut names: Vec<String> = std::fs::read_dir(&images)
+        .with_context(|| format!("cannot read {}", images.display()))?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let p = e.path();
+            (p.extension().is_some_and(|x| x == "jpg"))
+                .then(|| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+                .flatten()
+        })
+        .collect();
+    names.sort();
+    let writer = YoloWriter::create_with_header(
+        out,
+        &config.classes,
+        "Written by vistawise annotate --auto: labelled by the game itself.",
+    )?;
+    let bar = ProgressBar::new(names.len() as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} frames  {elapsed} (eta {eta})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let (mut relabelled, mut without, mut boxes) = (0u64, 0u64, 0usize);
+    for name in &names {
+        bar.inc(1);
+        let path = record_path(out, name);
+        if !path.is_file() {
+            without += 1;
+            continue;
+        }
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let record: autolabel::FrameRecord = serde_json::from_str(&text)
+            .with_context(|| format!("{}: not a frame record", path.display()))?;
+        let image_path = images.join(format!("{name}.jpg"));
+        let image = image::open(&image_path)
+            .with_context(|| format!("cannot read {}", image_path.display()))?
+            .to_rgb8();
+        let (w, h) = image.dimensions();
+        let layout = autolabel::layout_for(&profile.gui, w, h);
+        let frame_boxes = autolabel::record_boxes(&config, &layout, &record, &image)
+            .with_context(|| format!("{}", path.display()))?;
+        writer.write_labels(name, &label_boxes(&config, &frame_boxes, w, h))?;
+        boxes += frame_boxes.len();
+        relabelled += 1;
+    }
+    bar.finish();
+    eprintln!(
+        "{relabelled} frames relabelled ({boxes} boxes) -> {}{}",
+        out.display(),
+        if without > 0 {
+            format!(
+                "; {without} frames have no record (labelled before records were kept) and were left as they are"
+            )
+        } else {
+            String::new()
+        }
+    );
+    if relabelled == 0 {
+        bail!("no frame of {} has a record to relabel from", out.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 /// The probe folder gameenv.sh makes.
 pub fn default_probe_dir() -> PathBuf {
     let game_dir = std::env::var_os("GAME_DIR")
@@ -134,7 +213,16 @@ fn labelling_center(out: &Path, probe: &Probe) -> Result<[f64; 3]> {
     Ok(c)
 }
 
-pub fn run(ctx: &AppContext, game: &str, out: &Path, args: &AutoArgs) -> Result<ExitCode> {
+pub fn run(
+    ctx: &AppContext,
+    game: &str,
+    out: &Path,
+    args: &AutoArgs,
+    relabel_only: bool,
+) -> Result<ExitCode> {
+    if relabel_only {
+        return relabel(out, game, args);
+    }
     let controls = args.root.join("config/games").join(format!("{game}.toml"));
     let config = AutoLabelConfig::load(&controls, args.label_set.as_deref())
         .with_context(|| format!("cannot auto-label game \"{game}\""))?;
@@ -211,19 +299,21 @@ pub fn run(ctx: &AppContext, game: &str, out: &Path, args: &AutoArgs) -> Result<
             }
             Err(e) => return Err(e).with_context(|| format!("frame {i}")),
         };
-        let (w, h) = frame.image.dimensions();
+        let (w, h) = (frame.width, frame.height);
         let name = format!("{game}_{i:06}");
-        // The image first, the label last: a label file marks a finished frame.
+        // The record and the image first, the label last: a label file marks a finished frame.
+        let record = serde_json::to_vec(&frame.record)?;
+        write_atomic(&record_path(out, &name), &record)?;
         writer.add(
             &name,
-            &ImageData::Rgb {
-                image: &frame.image,
-                quality: 90,
+            &ImageData::Encoded {
+                bytes: &frame.jpeg,
+                ext: "jpg",
             },
             &label_boxes(&config, &frame.boxes, w, h),
         )?;
         written += 1;
-        negatives += u64::from(frame.hud_negative);
+        negatives += u64::from(frame.record.hud_negative);
         boxes += frame.boxes.len();
         bar.set_message(format!("{boxes} boxes, {skipped} dropped"));
         bar.inc(1);

@@ -184,7 +184,13 @@ pub fn run() -> Result<ExitCode> {
         Command::Report(args) => report::run(&args),
         Command::Memory(cmd) => memory::run(&ctx, &cmd),
         Command::Annotate(args) => match &args.auto {
-            Some(game) => autolabel::run(&ctx, game, &args.output, &args.auto_args),
+            Some(game) => autolabel::run(
+                &ctx,
+                game,
+                &args.output,
+                &args.auto_args,
+                args.source_args.relabel,
+            ),
             None => annotate::run(
                 &ctx,
                 args.source.as_deref(),

@@ -11,11 +11,11 @@ use std::path::Path;
 use std::time::Duration;
 
 use image::RgbImage;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::camera::{Camera, Merge, PixelBox, Scan, scan_boxes};
-use super::probe::{PlayerState, Probe, ProbeError};
+use super::probe::{Probe, ProbeError, Stack};
 use crate::config::GuiScale;
 use crate::dataset::writer::label_box_from_xyxy;
 use crate::dataset::yolo::LabelBox;
@@ -488,7 +488,8 @@ fn icon_box(class: &str, center: (f32, f32), side: f64) -> PixelBox {
 pub fn icon_boxes(
     config: &AutoLabelConfig,
     layout: &GuiLayout,
-    state: &PlayerState,
+    main: &[Stack],
+    craft: &[Stack],
     open: bool,
     preview: Option<&str>,
 ) -> Vec<PixelBox> {
@@ -503,13 +504,13 @@ pub fn icon_boxes(
         };
         out.push(icon_box(class, c, *side));
     };
-    for s in &state.main {
+    for s in main {
         if (1..=HOTBAR_SLOTS).contains(&s.slot) {
             push(&s.name, format!("hud.hotbar.{}", s.slot - 1), "hud");
         }
     }
     if open {
-        for s in &state.main {
+        for s in main {
             let location = match s.slot {
                 1..=HOTBAR_SLOTS => format!("inventory.hotbar.{}", s.slot - 1),
                 9..=32 => format!("inventory.main.{}", s.slot - 9),
@@ -517,7 +518,7 @@ pub fn icon_boxes(
             };
             push(&s.name, location, "inventory");
         }
-        for s in &state.craft {
+        for s in craft {
             push(
                 &s.name,
                 format!("inventory.craft.{}", s.slot - 1),
@@ -549,16 +550,100 @@ pub fn label_boxes(config: &AutoLabelConfig, boxes: &[PixelBox], w: u32, h: u32)
         .collect()
 }
 
-/// One labelled frame.
-pub struct LabeledFrame {
-    pub image: RgbImage,
-    pub boxes: Vec<PixelBox>,
-    /// Inventory open when taken.
+/// The JPEG quality frames are saved at.
+pub const JPEG_QUALITY: u8 = 90;
+
+/// What the game said about one frame: enough to label it again without the game, with other
+/// label rules (`annotate --auto GAME --relabel`). Kept as `records/<frame>.json` beside the
+/// frame's image and label.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FrameRecord {
+    /// The probe's `scan` answer: the eye, the view and every visible face cell of the scanned
+    /// nodes, with their node names.
+    pub scan: serde_json::Value,
+    /// The inventory when the frame was taken (`main`, `craft`: slots from 1).
+    pub main: Vec<Stack>,
+    pub craft: Vec<Stack>,
+    /// The inventory screen was open.
     pub inventory_open: bool,
+    /// What the open craft grid made (the result slot's item).
+    pub preview: Option<String>,
     /// Taken as a HUD hard negative (`[autolabel] hud_negatives`).
     pub hud_negative: bool,
-    /// The view's target node, for the record.
+    /// The view's target node.
     pub target: String,
+}
+
+/// One labelled frame.
+pub struct LabeledFrame {
+    /// The frame as saved (JPEG at [`JPEG_QUALITY`]).
+    pub jpeg: Vec<u8>,
+    pub width: u32,
+    pub height: u32,
+    pub boxes: Vec<PixelBox>,
+    pub record: FrameRecord,
+}
+
+/// The frame's bytes as saved, and its pixels as read back from them: labels judge the pixels
+/// a later relabelling reads (the dark-box rule looks at them).
+pub fn jpeg_round_trip(image: &RgbImage) -> Result<(Vec<u8>, RgbImage), AutoLabelError> {
+    let mut bytes = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut bytes, JPEG_QUALITY)
+        .encode_image(image)
+        .map_err(|e| AutoLabelError::Capture(format!("cannot encode the frame: {e}")))?;
+    let seen = image::load_from_memory_with_format(&bytes, image::ImageFormat::Jpeg)
+        .map_err(|e| AutoLabelError::Capture(format!("cannot decode the frame: {e}")))?
+        .to_rgb8();
+    Ok((bytes, seen))
+}
+
+/// A frame's boxes from its record and its saved pixels, under `config`'s label rules: the
+/// scanned nodes projected with the camera (merged, small and dark boxes dropped), then the
+/// icons of the inventory's slots.
+pub fn record_boxes(
+    config: &AutoLabelConfig,
+    layout: &GuiLayout,
+    record: &FrameRecord,
+    image: &RgbImage,
+) -> Result<Vec<PixelBox>, AutoLabelError> {
+    let mut scan: Scan = serde_json::from_value(record.scan.clone())
+        .map_err(|e| AutoLabelError::Scan(e.to_string()))?;
+    // Relabelling under narrower world rules: a node counts only where its class still names
+    // its node (a `group:` entry cannot be resolved without the game and keeps what was found).
+    scan.nodes.retain(|n| {
+        config.world.get(&n.class).is_some_and(|names| {
+            names
+                .iter()
+                .any(|p| p.starts_with("group:") || *p == n.name)
+        })
+    });
+    let (w, h) = image.dimensions();
+    let camera = Camera::new(
+        scan.eye.as_array(),
+        scan.yaw_deg,
+        scan.pitch_deg,
+        config.fov_deg,
+        w,
+        h,
+    );
+    let merge = Merge {
+        columns: &config.merge_columns,
+        regions: &config.merge_regions,
+        hidden: record.inventory_open.then_some(config.inventory_panel),
+        edge: config.hud_panel,
+    };
+    let mut boxes = scan_boxes(&camera, &scan, merge, config.min_box_px);
+    // A node the rays reach can still be unlit (a cave): nothing to see, nothing to label.
+    boxes.retain(|b| mean_luma(image, b) >= config.min_box_luma);
+    boxes.extend(icon_boxes(
+        config,
+        layout,
+        &record.main,
+        &record.craft,
+        record.inventory_open,
+        record.preview.as_deref().filter(|s| !s.is_empty()),
+    ));
+    Ok(boxes)
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -664,47 +749,30 @@ pub fn label_frame(
     if moved > 0.02 {
         return Err(AutoLabelError::Moved(moved));
     }
-    let scan_value = probe.send(json!({
+    let scan = probe.send(json!({
         "op": "scan", "names": config.world, "radius": config.radius,
         "radii": config.class_radius, "grid": config.grid,
     }))?;
-    let scan: Scan =
-        serde_json::from_value(scan_value).map_err(|e| AutoLabelError::Scan(e.to_string()))?;
-    let (w, h) = image.dimensions();
-    let camera = Camera::new(
-        scan.eye.as_array(),
-        scan.yaw_deg,
-        scan.pitch_deg,
-        config.fov_deg,
-        w,
-        h,
-    );
-    let merge = Merge {
-        columns: &config.merge_columns,
-        regions: &config.merge_regions,
-        hidden: open.then_some(config.inventory_panel),
-        edge: config.hud_panel,
-    };
-    let mut boxes = scan_boxes(&camera, &scan, merge, config.min_box_px);
-    // A node the rays reach can still be unlit (a cave): nothing to see, nothing to label.
-    boxes.retain(|b| mean_luma(&image, b) >= config.min_box_luma);
-    boxes.extend(icon_boxes(
-        config,
-        layout,
-        &after,
-        open,
-        preview.as_deref().filter(|s| !s.is_empty()),
-    ));
-    let target = view
-        .get("target")
-        .map(|t| t.to_string())
-        .unwrap_or_default();
-    Ok(LabeledFrame {
-        image,
-        boxes,
+    let record = FrameRecord {
+        scan,
+        main: after.main,
+        craft: after.craft,
         inventory_open: open,
+        preview,
         hud_negative: hud_negative.is_some(),
-        target,
+        target: view
+            .get("target")
+            .map(|t| t.to_string())
+            .unwrap_or_default(),
+    };
+    let (jpeg, seen) = jpeg_round_trip(&image)?;
+    let boxes = record_boxes(config, layout, &record, &seen)?;
+    Ok(LabeledFrame {
+        jpeg,
+        width: seen.width(),
+        height: seen.height(),
+        boxes,
+        record,
     })
 }
 

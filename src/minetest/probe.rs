@@ -31,7 +31,7 @@ pub enum ProbeError {
 }
 
 /// One stack of an inventory list (slots count from 1, as in the game).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
 pub struct Stack {
     #[serde(deserialize_with = "whole_number")]
     pub slot: usize,
