@@ -45,6 +45,16 @@ pub struct AutoArgs {
     pub root: PathBuf,
 }
 
+/// The game's `[autolabel]` rules (in `--label-set`'s classes when given) and its profile.
+fn load_rules(game: &str, args: &AutoArgs) -> Result<(AutoLabelConfig, GameProfile)> {
+    let controls = args.root.join("config/games").join(format!("{game}.toml"));
+    let config = AutoLabelConfig::load(&controls, args.label_set.as_deref())
+        .with_context(|| format!("cannot auto-label game \"{game}\""))?;
+    let profile = GameProfile::load(&args.root, game)
+        .with_context(|| format!("cannot load game profile \"{game}\""))?;
+    Ok((config, profile))
+}
+
 /// Where a frame's record (`FrameRecord`) is kept.
 fn record_path(out: &Path, name: &str) -> PathBuf {
     out.join("records").join(format!("{name}.json"))
@@ -55,11 +65,7 @@ fn record_path(out: &Path, name: &str) -> PathBuf {
 /// `[autolabel]` rules (and `--label-set`); frames labelled before records were kept are left
 /// as they are, and counted.
 fn relabel(out: &Path, game: &str, args: &AutoArgs) -> Result<ExitCode> {
-    let controls = args.root.join("config/games").join(format!("{game}.toml"));
-    let config = AutoLabelConfig::load(&controls, args.label_set.as_deref())
-        .with_context(|| format!("cannot auto-label game \"{game}\""))?;
-    let profile = GameProfile::load(&args.root, game)
-        .with_context(|| format!("cannot load game profile \"{game}\""))?;
+    let (config, profile) = load_rules(game, args)?;
     let images = out.join("images");
     let mut names: Vec<String> = std::fs::read_dir(&images)
         .with_context(|| format!("cannot read {}", images.display()))?
@@ -223,11 +229,7 @@ pub fn run(
     if relabel_only {
         return relabel(out, game, args);
     }
-    let controls = args.root.join("config/games").join(format!("{game}.toml"));
-    let config = AutoLabelConfig::load(&controls, args.label_set.as_deref())
-        .with_context(|| format!("cannot auto-label game \"{game}\""))?;
-    let profile = GameProfile::load(&args.root, game)
-        .with_context(|| format!("cannot load game profile \"{game}\""))?;
+    let (config, profile) = load_rules(game, args)?;
     let probe_dir = args.probe.clone().unwrap_or_else(default_probe_dir);
     let mut probe = Probe::open(&probe_dir)?;
     let gui = profile.gui.clone();
