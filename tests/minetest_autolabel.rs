@@ -11,6 +11,18 @@ fn annotate(game: &MinetestGame, out: &std::path::Path, frames: u32) -> (bool, S
     annotate_in(game, &support::repo(), out, frames)
 }
 
+/// Whether a run succeeded, and its stdout and stderr together.
+fn succeeded_with_log(o: &std::process::Output) -> (bool, String) {
+    (
+        o.status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        ),
+    )
+}
+
 /// A project root whose Minetest profile is the shipped one with each `(from, to)` replaced once
 /// (each must be there), and the shipped Minetest skills.
 fn profile_root(changes: &[(&str, &str)]) -> tempfile::TempDir {
@@ -57,14 +69,7 @@ fn relabel(root: &std::path::Path, out: &std::path::Path) -> (bool, String) {
         .env_remove("DISPLAY")
         .output()
         .expect("run vistawise");
-    (
-        o.status.success(),
-        format!(
-            "{}{}",
-            String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr)
-        ),
-    )
+    succeeded_with_log(&o)
 }
 
 /// `root`: the project root whose config/games/minetest.toml the labeller reads.
@@ -86,14 +91,7 @@ fn annotate_in(
         .env("DISPLAY", &game.display)
         .output()
         .expect("run vistawise");
-    (
-        o.status.success(),
-        format!(
-            "{}{}",
-            String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr)
-        ),
-    )
+    succeeded_with_log(&o)
 }
 
 #[test]

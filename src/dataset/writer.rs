@@ -141,13 +141,10 @@ impl YoloWriter {
             }
             ImageData::Rgb { image, quality } => {
                 let path = self.image_path(name, "jpg");
-                let mut bytes = Vec::new();
-                image::codecs::jpeg::JpegEncoder::new_with_quality(&mut bytes, *quality)
-                    .encode_image(*image)
-                    .map_err(|e| WriteError::Encode {
-                        path: path.clone(),
-                        reason: e.to_string(),
-                    })?;
+                let bytes = encode_jpeg(image, *quality).map_err(|e| WriteError::Encode {
+                    path: path.clone(),
+                    reason: e.to_string(),
+                })?;
                 write_atomic(&path, &bytes)?;
                 Ok(path)
             }
@@ -171,6 +168,13 @@ fn check_name(name: &str) -> Result<(), WriteError> {
 }
 
 /// One `class cx cy w h` line per box, 6 decimals, as Ultralytics writes them.
+/// The bytes of `image` as a JPEG at `quality`, as datasets save frames.
+pub fn encode_jpeg(image: &RgbImage, quality: u8) -> Result<Vec<u8>, image::ImageError> {
+    let mut bytes = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut bytes, quality).encode_image(image)?;
+    Ok(bytes)
+}
+
 pub fn format_labels(boxes: &[LabelBox]) -> String {
     let mut out = String::new();
     for b in boxes {

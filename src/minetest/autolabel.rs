@@ -17,7 +17,7 @@ use serde_json::json;
 use super::camera::{Camera, Merge, PixelBox, Scan, scan_boxes};
 use super::probe::{Probe, ProbeError, Stack};
 use crate::config::GuiScale;
-use crate::dataset::writer::label_box_from_xyxy;
+use crate::dataset::writer::{encode_jpeg, label_box_from_xyxy};
 use crate::dataset::yolo::LabelBox;
 use crate::skills::gui::GuiLayout;
 use crate::toml_lines::{self, DataFileError};
@@ -587,9 +587,7 @@ pub struct LabeledFrame {
 /// The frame's bytes as saved, and its pixels as read back from them: labels judge the pixels
 /// a later relabelling reads (the dark-box rule looks at them).
 pub fn jpeg_round_trip(image: &RgbImage) -> Result<(Vec<u8>, RgbImage), AutoLabelError> {
-    let mut bytes = Vec::new();
-    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut bytes, JPEG_QUALITY)
-        .encode_image(image)
+    let bytes = encode_jpeg(image, JPEG_QUALITY)
         .map_err(|e| AutoLabelError::Capture(format!("cannot encode the frame: {e}")))?;
     let seen = image::load_from_memory_with_format(&bytes, image::ImageFormat::Jpeg)
         .map_err(|e| AutoLabelError::Capture(format!("cannot decode the frame: {e}")))?

@@ -104,9 +104,9 @@ pub struct PlannerConfig {
     pub screens: BTreeMap<String, ScreenRule>,
     /// The screen that shows the whole bag (`"inventory"`). With it, before going to gather an
     /// ingredient (not the target) while no screen is open, the planner opens that screen once
-    /// to look: the HUD shows
-    /// only the hotbar, and an ingredient in the bag's other rows looked missing (the closed
-    /// loop's stone pickaxe went for a tree to make the sticks its bag already held).
+    /// to look: the HUD shows only the hotbar, and an ingredient in the bag's other rows looked
+    /// missing (the closed loop's stone pickaxe went for a tree to make the sticks its bag
+    /// already held).
     #[serde(default)]
     pub bag_screen: Option<String>,
 }
