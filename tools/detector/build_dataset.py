@@ -49,7 +49,7 @@ from data.post import finish  # noqa: E402
 from data.rng import image_rng, image_seed_words  # noqa: E402
 from data.sources import REGISTRY, Context  # noqa: E402
 
-GENERATOR_VERSION = "vistawise-detector-data/2"  # bump when the generators change output on purpose
+GENERATOR_VERSION = "vistawise-detector-data/3"  # bump when the generators change output on purpose
 DEFAULT_OUT = REPO / ".work" / "detector" / "data"
 DEFAULT_WORK = REPO / ".work"
 DEFAULT_REAL = Path("/work/shared/datasets/minecraft-real")

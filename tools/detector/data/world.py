@@ -8,8 +8,11 @@ as the game's mipmaps do). Light: face shading as in the game (top 1.0, bottom 0
 east/west 0.6), a light level that falls off with distance from the player (caves) or full sky light
 (surface), lava glow, the game's light-level-to-brightness curve, and a random screen-space gradient.
 
-Labels: ores and bedrock get one box per block (the bounding box of the block's visible pixels; or per face
-with box_mode="face"), lava and water one box per connected pool.
+Labels: ores get one box per block (the bounding box of the block's visible pixels; or per face with
+box_mode="face"); lava and water one box per connected pool, and bedrock one box per connected stretch of
+bedrock blocks: its noise texture hides where one block of a floor ends, so per-block boxes on a bedrock
+floor could not be drawn by a person and a detector cannot learn them (generator version 3; 2 had a box
+per bedrock block).
 """
 
 from __future__ import annotations
@@ -630,6 +633,8 @@ def label_groups(scene: Scene, pal: Palette, owner, wowner, faces, face_meta, bo
     """Boxes [(class_id, x1, y1, x2, y2)] from the visible pixels."""
     lava = _components(np.argwhere(scene.liq == LIQ_LAVA))
     water = _components(np.argwhere(scene.liq == LIQ_WATER))
+    bedrock_ids = [m for m, lab in enumerate(pal.label) if lab == "bedrock"]
+    bedrock = _components(np.argwhere(np.isin(scene.mat, bedrock_ids)))
     n = len(faces)
     gkey = {}
     face_group = np.full(n + 1, -1, dtype=np.int64)
@@ -646,7 +651,10 @@ def label_groups(scene: Scene, pal: Palette, owner, wowner, faces, face_meta, bo
             cls = pal.label[m_id]
             if cls is None:
                 continue
-            key = (cls, c) if box_mode == "block" else (cls, c, ax, sg)
+            if cls == "bedrock":
+                key = ("bedrock", bedrock[c])
+            else:
+                key = (cls, c) if box_mode == "block" else (cls, c, ax, sg)
         if key not in gkey:
             gkey[key] = len(classes)
             classes.append(cls)
