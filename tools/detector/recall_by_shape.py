@@ -57,8 +57,9 @@ def matched(truths: list[list[float]], dets: list[dict], class_id: int, min_iou:
     for d in sorted((d for d in dets if d["class_id"] == class_id), key=lambda d: -d["conf"]):
         best, best_iou = None, 0.0
         for i, t in enumerate(truths):
-            if not found[i] and iou(t, d["xyxy"]) > best_iou:
-                best, best_iou = i, iou(t, d["xyxy"])
+            overlap = 0.0 if found[i] else iou(t, d["xyxy"])
+            if overlap > best_iou:
+                best, best_iou = i, overlap
         if best is not None and best_iou >= min_iou:
             found[best] = True
     return found
@@ -84,8 +85,9 @@ def measure(detections: Path, labels: Path, class_id: int, thin: float, edge: fl
         images += 1
         truths = read_truths(label, class_id, width, height)
         for box, hit in zip(truths, matched(truths, dets, class_id, min_iou)):
-            counts[group(box, width, height, thin, edge)][0] += 1
-            counts[group(box, width, height, thin, edge)][1] += hit
+            tally = counts[group(box, width, height, thin, edge)]
+            tally[0] += 1
+            tally[1] += hit
     total = sum(c[0] for c in counts.values())
     thin_total = counts["edge-thin"][0] + counts["inner-thin"][0]
     return {
