@@ -290,6 +290,26 @@ def _replace_atomically(pairs: list[tuple[Path, Path]]) -> None:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
+def read_results_csv_stdlib(path: Path) -> dict:
+    """results.csv as {column: [values]} (numbers as float), like polars' to_dict(); {} if unreadable."""
+    import csv
+
+    def number(v: str):
+        try:
+            return float(v)
+        except ValueError:
+            return v
+
+    try:
+        with path.open(newline="") as f:
+            rows = list(csv.DictReader(f))
+    except (OSError, csv.Error):
+        return {}
+    if not rows:
+        return {}
+    return {k.strip(): [number(r[k].strip()) for r in rows] for k in rows[0]}
+
+
 def make_trainer_class():
     import ultralytics.engine.trainer as ut
     from ultralytics.models.yolo.detect import DetectionTrainer
@@ -311,6 +331,15 @@ def make_trainer_class():
 
     class VistawiseTrainer(DetectionTrainer):
         """DetectionTrainer whose per-epoch last.pt/best.pt are written to temp files and renamed atomically."""
+
+        def read_results_csv(self):
+            # Ultralytics reads results.csv (stored in every checkpoint) with polars. A GPU box that has torch
+            # but not polars (ultralytics installed --no-deps from a carried wheel) reads it with the csv module.
+            try:
+                import polars  # noqa: F401
+            except ImportError:
+                return read_results_csv_stdlib(Path(self.csv))
+            return super().read_results_csv()
 
         def save_model(self):
             last, best = self.last, self.best
