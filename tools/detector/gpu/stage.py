@@ -1,0 +1,135 @@
+"""Pack what a detector run needs on a GPU machine into parts that each fit one device call.
+
+The machine lent through the workplace's `device` tool starts bare, reaches no network, and takes
+at most 64 MiB of working tree a call, the repository's tracked files (about 33 MB) included. The
+real frames alone are 78 MB, so they travel in parts: every call but the last copies its part
+into /tmp/stage there (`train_on_gpu.sh receive`), and the last call adds its part and trains
+(`train_on_gpu.sh train`). The machine keeps /tmp while it stays warm (30 s after a call), so the
+calls must follow each other at once. The synthetic frames are not carried: they are rebuilt
+there by build_dataset.py from the real frames and the texture files listed in textures.txt,
+byte for byte as on the CPU box.
+
+The last part holds the kit: the texture subset (tex.tgz), the ultralytics and ultralytics-thop
+wheels (torch, numpy, opencv and the rest are preinstalled there), the init weights, and
+expect.json (file counts the train step checks before it starts).
+
+    python tools/detector/gpu/stage.py --init .work/detector/runs/RUN/weights/best.pt
+    # -> .gpu/p1 ... .gpu/pN and .gpu/parts.txt (the device calls to make, in order)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[2]
+sys.path.insert(0, str(HERE.parent))
+
+from data.assets import data_dir_for  # noqa: E402
+
+DEFAULT_REAL = Path("/work/shared/datasets/minecraft-real")
+WHEELS = ("ultralytics==8.4.190", "ultralytics-thop==2.2.3")  # the versions tools/detector/requirements.txt pins
+
+
+def tracked_bytes() -> int:
+    out = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True).stdout
+    return sum((REPO / n).stat().st_size for n in out.decode().split("\0") if n and (REPO / n).is_file())
+
+
+def texture_names(path: Path, generator_version: str) -> list[str]:
+    lines = path.read_text().splitlines()
+    if not lines or lines[0].strip() != f"# {generator_version}":
+        raise SystemExit(
+            f"{path}: recorded for {lines[0][2:] if lines else 'nothing'}, the generator is {generator_version}; "
+            "run tools/detector/gpu/record_textures.py again"
+        )
+    return [n for n in lines[1:] if n.strip()]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--init", type=Path, required=True, help="init weights (.pt) for the finetune")
+    ap.add_argument("--out", type=Path, default=REPO / ".gpu")
+    ap.add_argument("--real-root", type=Path, default=DEFAULT_REAL)
+    ap.add_argument("--workdir", type=Path, default=REPO / ".work", help="where the textures are installed (WORKDIR/npm)")
+    ap.add_argument("--textures", type=Path, default=HERE / "textures.txt")
+    ap.add_argument("--limit-mb", type=float, default=64 * 1.048576, help="a call's working-tree limit (MB)")
+    ap.add_argument("--margin-mb", type=float, default=2.0, help="left free in each call for uncommitted files")
+    args = ap.parse_args(argv)
+
+    import build_dataset
+
+    if not args.init.is_file():
+        raise SystemExit(f"--init {args.init}: no such file")
+    tex_dir = data_dir_for(args.workdir)
+    names = texture_names(args.textures, build_dataset.GENERATOR_VERSION)
+    missing = [n for n in names if not (tex_dir / n).is_file()]
+    if missing:
+        raise SystemExit(f"{len(missing)} textures missing under {tex_dir} (first {missing[0]}): run scripts/fetch-minecraft-assets.sh")
+
+    budget = int((args.limit_mb - args.margin_mb) * 1e6) - tracked_bytes()
+    if budget < 10e6:
+        raise SystemExit(f"only {budget / 1e6:.1f} MB a call left beside the tracked files")
+
+    if args.out.exists():
+        shutil.rmtree(args.out)
+    kit = args.out / "kit"
+    (kit / "whl").mkdir(parents=True)
+    with tarfile.open(kit / "tex.tgz", "w:gz") as tar:
+        for n in names:
+            tar.add(tex_dir / n, arcname=n)
+    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
+                    "-d", str(kit / "whl"), *WHEELS], check=True)
+    shutil.copy2(args.init, kit / "init.pt")
+
+    files = []  # (path relative to the real root, size)
+    expect = {}
+    for split in ("train", "val"):
+        for sub in ("images", "labels"):
+            d = args.real_root / split / sub
+            got = sorted(p for p in d.iterdir() if p.is_file())
+            expect[f"{split}/{sub}"] = len(got)
+            files += [(p.relative_to(args.real_root), p.stat().st_size) for p in got]
+    (kit / "expect.json").write_text(json.dumps(expect, indent=1) + "\n")
+    kit_bytes = sum(p.stat().st_size for p in kit.rglob("*") if p.is_file())
+
+    # Fill parts in order; the kit rides in the last one when it fits there, else in one more part.
+    parts: list[list[Path]] = [[]]
+    room = budget
+    for rel, size in files:
+        if size > room:
+            parts.append([])
+            room = budget
+        parts[-1].append(rel)
+        room -= size
+    if kit_bytes > room:
+        parts.append([])
+    n_parts = len(parts)
+    for k, rels in enumerate(parts, 1):
+        part = args.out / f"p{k}"
+        for rel in rels:
+            dst = part / "real" / rel
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(args.real_root / rel, dst)
+    shutil.move(str(kit), str(args.out / f"p{n_parts}" / "kit"))
+
+    lines = []
+    for k in range(1, n_parts + 1):
+        size = sum(p.stat().st_size for p in (args.out / f"p{k}").rglob("*") if p.is_file())
+        verb = "train" if k == n_parts else "receive"
+        lines.append(f"call {k}: carry [\".gpu/p{k}\"]  command: bash tools/detector/gpu/train_on_gpu.sh {verb} .gpu/p{k}"
+                     f"   ({size / 1e6:.1f} MB)")
+    (args.out / "parts.txt").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    print(f"budget {budget / 1e6:.1f} MB a call beside {tracked_bytes() / 1e6:.1f} MB of tracked files")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
