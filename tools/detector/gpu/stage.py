@@ -31,8 +31,6 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
 sys.path.insert(0, str(HERE.parent))
 
-from data.assets import data_dir_for  # noqa: E402
-
 DEFAULT_REAL = Path("/work/shared/datasets/minecraft-real")
 WHEELS = ("ultralytics==8.4.190", "ultralytics-thop==2.2.3")  # the versions tools/detector/requirements.txt pins
 
@@ -52,6 +50,26 @@ def texture_names(path: Path, generator_version: str) -> list[str]:
     return [n for n in lines[1:] if n.strip()]
 
 
+def pack(files: list[tuple[Path, int]], kit_bytes: int, budget: int) -> list[list[Path]]:
+    """Files (path, size) in order into parts of at most BUDGET bytes each; the kit (KIT_BYTES) rides in the last
+    part when it fits there, else in one more part of its own."""
+    parts: list[list[Path]] = [[]]
+    room = budget
+    for rel, size in files:
+        if size > budget:
+            raise SystemExit(f"{rel}: {size / 1e6:.1f} MB, more than a call carries ({budget / 1e6:.1f} MB)")
+        if size > room:
+            parts.append([])
+            room = budget
+        parts[-1].append(rel)
+        room -= size
+    if kit_bytes > budget:
+        raise SystemExit(f"the kit is {kit_bytes / 1e6:.1f} MB, more than a call carries ({budget / 1e6:.1f} MB)")
+    if kit_bytes > room:
+        parts.append([])
+    return parts
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--init", type=Path, required=True, help="init weights (.pt) for the finetune")
@@ -63,7 +81,8 @@ def main(argv=None) -> int:
     ap.add_argument("--margin-mb", type=float, default=2.0, help="left free in each call for uncommitted files")
     args = ap.parse_args(argv)
 
-    import build_dataset
+    import build_dataset  # numpy, PIL: only here, so the tests run on the standard library
+    from data.assets import data_dir_for
 
     if not args.init.is_file():
         raise SystemExit(f"--init {args.init}: no such file")
@@ -99,17 +118,7 @@ def main(argv=None) -> int:
     (kit / "expect.json").write_text(json.dumps(expect, indent=1) + "\n")
     kit_bytes = sum(p.stat().st_size for p in kit.rglob("*") if p.is_file())
 
-    # Fill parts in order; the kit rides in the last one when it fits there, else in one more part.
-    parts: list[list[Path]] = [[]]
-    room = budget
-    for rel, size in files:
-        if size > room:
-            parts.append([])
-            room = budget
-        parts[-1].append(rel)
-        room -= size
-    if kit_bytes > room:
-        parts.append([])
+    parts = pack(files, kit_bytes, budget)
     n_parts = len(parts)
     for k, rels in enumerate(parts, 1):
         part = args.out / f"p{k}"
