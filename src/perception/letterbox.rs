@@ -81,28 +81,49 @@ impl Letterbox {
         let (dw, dh) = (self.dst_w as usize, self.dst_h as usize);
         let plane = dw * dh;
         debug_assert_eq!(out.len(), 3 * plane);
-        out.fill(PAD_VALUE as f32 / 255.0);
+        out.fill(UNIT[PAD_VALUE as usize]);
         let xs = axis_taps(img.width(), self.new_w);
         let ys = axis_taps(img.height(), self.new_h);
         let src = img.as_raw();
         let stride = img.width() as usize * 3;
+        let (red, rest) = out.split_at_mut(plane);
+        let (green, blue) = rest.split_at_mut(plane);
         for (oy, &(y0, y1, wy)) in ys.iter().enumerate() {
-            let row0 = &src[y0 * stride..y0 * stride + stride];
-            let row1 = &src[y1 * stride..y1 * stride + stride];
+            let row0 = &src[y0 * stride..(y0 + 1) * stride];
+            let row1 = &src[y1 * stride..(y1 + 1) * stride];
             let base = (oy + self.top as usize) * dw + self.left as usize;
-            for (ox, &(x0, x1, wx)) in xs.iter().enumerate() {
-                for c in 0..3 {
-                    let top = row0[x0 * 3 + c] as f32 * (1.0 - wx) + row0[x1 * 3 + c] as f32 * wx;
-                    let bottom =
-                        row1[x0 * 3 + c] as f32 * (1.0 - wx) + row1[x1 * 3 + c] as f32 * wx;
-                    // OpenCV resizes 8-bit images to 8-bit: round before normalising.
-                    let v = (top * (1.0 - wy) + bottom * wy).round().clamp(0.0, 255.0);
-                    out[c * plane + base + ox] = v / 255.0;
+            let span = base..base + xs.len();
+            let planes = [
+                &mut red[span.clone()],
+                &mut green[span.clone()],
+                &mut blue[span],
+            ];
+            for (c, plane_row) in planes.into_iter().enumerate() {
+                for (dst, &(x0, x1, wx)) in plane_row.iter_mut().zip(&xs) {
+                    let (i0, i1) = (x0 * 3 + c, x1 * 3 + c);
+                    let top = row0[i0] as f32 * (1.0 - wx) + row0[i1] as f32 * wx;
+                    let bottom = row1[i0] as f32 * (1.0 - wx) + row1[i1] as f32 * wx;
+                    // OpenCV resizes 8-bit images to 8-bit (rounding half up): round before
+                    // normalising. `+ 0.5` and a saturating cast instead of `f32::round`, which is
+                    // a libm call per value on baseline x86-64 and was most of the pre-process time.
+                    let v = top * (1.0 - wy) + bottom * wy;
+                    *dst = UNIT[(v + 0.5) as u8 as usize];
                 }
             }
         }
     }
 }
+
+/// `i / 255` for every 8-bit value: the normalised input the model was trained on.
+const UNIT: [f32; 256] = {
+    let mut t = [0.0f32; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = i as f32 / 255.0;
+        i += 1;
+    }
+    t
+};
 
 /// For each destination index: the two source indices and the weight of the second
 /// (OpenCV `INTER_LINEAR`: half-pixel centres, edges clamped, no antialiasing).
@@ -196,6 +217,35 @@ mod tests {
         assert_eq!(out[4], 1.0); // red plane, row 1
         assert_eq!(out[16 + 4], 0.0); // green plane
         assert_eq!(out[32 + 4], 10.0 / 255.0); // blue plane
+    }
+
+    #[test]
+    fn fill_equals_per_value_bilinear_with_rounding_on_a_textured_frame() {
+        // The straightforward form (f32 bilinear, f32::round, divide by 255) on a 1280x720 frame
+        // with every byte value present, letterboxed to 640x384: the fast path must not change
+        // one input value.
+        let img = RgbImage::from_fn(1280, 720, |x, y| {
+            let v = |k: u32| ((x * 7 + y * 13 + k * 101 + (x * y) % 251) % 256) as u8;
+            image::Rgb([v(0), v(1), v(2)])
+        });
+        let lb = Letterbox::new(1280, 720, 640, 384);
+        let mut out = vec![0.0; 3 * 640 * 384];
+        lb.fill_chw(&img, &mut out);
+        let (xs, ys) = (axis_taps(1280, lb.new_w), axis_taps(720, lb.new_h));
+        let plane = 640 * 384;
+        for (oy, &(y0, y1, wy)) in ys.iter().enumerate() {
+            for (ox, &(x0, x1, wx)) in xs.iter().enumerate() {
+                for c in 0..3 {
+                    let p = |x: usize, y: usize| img.get_pixel(x as u32, y as u32)[c] as f32;
+                    let top = p(x0, y0) * (1.0 - wx) + p(x1, y0) * wx;
+                    let bottom = p(x0, y1) * (1.0 - wx) + p(x1, y1) * wx;
+                    let want = (top * (1.0 - wy) + bottom * wy).round().clamp(0.0, 255.0) / 255.0;
+                    let at = c * plane + (oy + lb.top as usize) * 640 + lb.left as usize + ox;
+                    assert_eq!(out[at], want, "channel {c} at ({ox}, {oy})");
+                }
+            }
+        }
+        assert_eq!(out[0], 114.0 / 255.0, "padding row above the frame");
     }
 
     #[test]
