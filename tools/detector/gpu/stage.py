@@ -31,8 +31,10 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
 sys.path.insert(0, str(HERE.parent))
 
-DEFAULT_REAL = Path("/work/shared/datasets/minecraft-real")
-WHEELS = ("ultralytics==8.4.190", "ultralytics-thop==2.2.3")  # the versions tools/detector/requirements.txt pins
+import _yolo_env as env  # noqa: E402  (standard library only at import)
+
+# ultralytics-thop: the version the reference venv holds (ultralytics needs it; requirements.txt does not pin it).
+WHEELS = (f"ultralytics=={env.ULTRALYTICS_VERSION}", "ultralytics-thop==2.2.3")
 
 
 def tracked_bytes() -> int:
@@ -74,7 +76,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--init", type=Path, required=True, help="init weights (.pt) for the finetune")
     ap.add_argument("--out", type=Path, default=REPO / ".gpu")
-    ap.add_argument("--real-root", type=Path, default=DEFAULT_REAL)
+    ap.add_argument("--real-root", type=Path, help="default: build_dataset.py's")
     ap.add_argument("--workdir", type=Path, default=REPO / ".work", help="where the textures are installed (WORKDIR/npm)")
     ap.add_argument("--textures", type=Path, default=HERE / "textures.txt")
     ap.add_argument("--limit-mb", type=float, default=64 * 1.048576, help="a call's working-tree limit (MB)")
@@ -84,6 +86,7 @@ def main(argv=None) -> int:
     import build_dataset  # numpy, PIL: only here, so the tests run on the standard library
     from data.assets import data_dir_for
 
+    real_root = args.real_root or build_dataset.DEFAULT_REAL
     if not args.init.is_file():
         raise SystemExit(f"--init {args.init}: no such file")
     tex_dir = data_dir_for(args.workdir)
@@ -92,7 +95,8 @@ def main(argv=None) -> int:
     if missing:
         raise SystemExit(f"{len(missing)} textures missing under {tex_dir} (first {missing[0]}): run scripts/fetch-minecraft-assets.sh")
 
-    budget = int((args.limit_mb - args.margin_mb) * 1e6) - tracked_bytes()
+    tracked = tracked_bytes()
+    budget = int((args.limit_mb - args.margin_mb) * 1e6) - tracked
     if budget < 10e6:
         raise SystemExit(f"only {budget / 1e6:.1f} MB a call left beside the tracked files")
 
@@ -111,10 +115,10 @@ def main(argv=None) -> int:
     expect = {}
     for split in ("train", "val"):
         for sub in ("images", "labels"):
-            d = args.real_root / split / sub
+            d = real_root / split / sub
             got = sorted(p for p in d.iterdir() if p.is_file())
             expect[f"{split}/{sub}"] = len(got)
-            files += [(p.relative_to(args.real_root), p.stat().st_size) for p in got]
+            files += [(p.relative_to(real_root), p.stat().st_size) for p in got]
     (kit / "expect.json").write_text(json.dumps(expect, indent=1) + "\n")
     kit_bytes = sum(p.stat().st_size for p in kit.rglob("*") if p.is_file())
 
@@ -125,7 +129,7 @@ def main(argv=None) -> int:
         for rel in rels:
             dst = part / "real" / rel
             dst.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(args.real_root / rel, dst)
+            shutil.copy2(real_root / rel, dst)
     shutil.move(str(kit), str(args.out / f"p{n_parts}" / "kit"))
 
     lines = []
@@ -136,7 +140,7 @@ def main(argv=None) -> int:
                      f"   ({size / 1e6:.1f} MB)")
     (args.out / "parts.txt").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
-    print(f"budget {budget / 1e6:.1f} MB a call beside {tracked_bytes() / 1e6:.1f} MB of tracked files")
+    print(f"budget {budget / 1e6:.1f} MB a call beside {tracked / 1e6:.1f} MB of tracked files")
     return 0
 
 

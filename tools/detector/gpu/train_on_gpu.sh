@@ -35,7 +35,8 @@ $PY - "$kit/expect.json" "$STAGE/real" <<'PYEOF' || exit 3
 import json, sys
 from pathlib import Path
 expect, root = json.loads(Path(sys.argv[1]).read_text()), Path(sys.argv[2])
-bad = {k: (len(list((root / k).glob("*"))), n) for k, n in expect.items() if len(list((root / k).glob("*"))) != n}
+found = {k: len(list((root / k).glob("*"))) for k in expect}
+bad = {k: (found[k], n) for k, n in expect.items() if found[k] != n}
 if bad:
     sys.exit(f"train_on_gpu: stage incomplete (found, expected): {bad}; an earlier part did not land on this machine")
 PYEOF
