@@ -44,11 +44,12 @@ fn bench(c: &mut Criterion) {
         multi_label: false,
         clip_boxes: true,
     };
+    let letterbox = detector.letterbox_for(frame.width(), frame.height());
     eprintln!(
-        "model {} ({}x{}, {})",
+        "model {} (input {}x{} for this frame, {})",
         model.display(),
-        detector.info().input_w,
-        detector.info().input_h,
+        letterbox.dst_w,
+        letterbox.dst_h,
         detector.info().output_form
     );
 

@@ -147,6 +147,33 @@ fn end_to_end_model_matches_ultralytics_predict() {
 }
 
 #[test]
+fn dynamic_size_model_matches_ultralytics_predict() {
+    // Ultralytics' predict gives a dynamic-size model the smallest stride-multiple rectangle
+    // (LetterBox auto=True); the confidences only match if the Rust side feeds the same input.
+    check_against_reference("reference-dyn.json");
+    support::init_ort();
+    let dynamic = Detector::load(&support::fixture("detector/tiny-dyn.onnx"), 1).expect("dyn");
+    assert!(dynamic.info().dynamic_input);
+    assert_eq!(dynamic.info().output_form, "raw [1, 4+nc, N]");
+    let inputs: Vec<(u32, u32)> = [(640, 360), (640, 480), (360, 640), (500, 333)]
+        .into_iter()
+        .map(|(w, h)| {
+            let lb = dynamic.letterbox_for(w, h);
+            (lb.dst_w, lb.dst_h)
+        })
+        .collect();
+    assert_eq!(inputs, [(320, 192), (320, 256), (192, 320), (320, 224)]);
+    let fixed = Detector::load(&support::fixture("detector/tiny-raw.onnx"), 1).expect("raw");
+    assert!(!fixed.info().dynamic_input);
+    let lb = fixed.letterbox_for(360, 640);
+    assert_eq!(
+        (lb.dst_w, lb.dst_h),
+        (320, 192),
+        "a fixed model always gets its own size"
+    );
+}
+
+#[test]
 fn model_metadata_gives_names_size_and_form() {
     support::init_ort();
     let raw = Detector::load(&support::fixture("detector/tiny-raw.onnx"), 1).expect("raw");

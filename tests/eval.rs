@@ -116,6 +116,68 @@ fn every_drawn_object_found_gives_ap50_one_per_class() {
 }
 
 #[test]
+fn a_dynamic_size_model_is_evaluated_too() {
+    // The same weights exported with a dynamic input: each image gets its own rectangle
+    // (320x192 for 16:9, 192x320 portrait, ...) and still every drawn object is found first.
+    let dir = tempfile::tempdir().expect("temp");
+    dataset_from_fixture_truth(dir.path(), &class_names());
+    let report = eval_json("tests/fixtures/detector/tiny-dyn.onnx", dir.path(), &[]);
+    assert_eq!(report["images"], 4);
+    let classes = report["classes"].as_array().expect("classes");
+    assert_eq!(classes.len(), 3);
+    for c in classes {
+        assert!(
+            (c["ap50"].as_f64().expect("ap50") - 1.0).abs() < 1e-9,
+            "{c}"
+        );
+    }
+}
+
+#[test]
+fn only_keeps_the_images_whose_name_matches() {
+    let dir = tempfile::tempdir().expect("temp");
+    dataset_from_fixture_truth(dir.path(), &class_names());
+    let model = "tests/fixtures/detector/tiny-raw.onnx";
+    let report = eval_json(
+        model,
+        dir.path(),
+        &["--only", "wide_*", "--only", "portrait.png"],
+    );
+    assert_eq!(report["images"], 2);
+    assert_eq!(
+        report["only"],
+        serde_json::json!(["wide_*", "portrait.png"])
+    );
+    // wide_16x9 and portrait each hold one trunk, one diamond_ore and one log_icon.
+    for c in report["classes"].as_array().expect("classes") {
+        assert_eq!(c["instances"], 2, "{c}");
+    }
+    // Without --only the key is absent from the report.
+    assert!(eval_json(model, dir.path(), &[]).get("only").is_none());
+
+    let run = |pattern: &str| {
+        binary()
+            .args(["eval", model])
+            .arg(dir.path())
+            .args(["--only", pattern])
+            .env("VISTAWISE_ORT_LIB", support::ort_lib())
+            .output()
+            .expect("run")
+    };
+    let none = run("nothing_*");
+    assert!(!none.status.success());
+    let err = String::from_utf8_lossy(&none.stderr);
+    assert!(
+        err.contains("no image of the 4") && err.contains("nothing_*"),
+        "{err}"
+    );
+    let bad = run("[wide");
+    assert!(!bad.status.success());
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(err.contains("--only \"[wide\" is not a glob"), "{err}");
+}
+
+#[test]
 fn broken_label_line_is_named_with_file_and_line() {
     let dir = tempfile::tempdir().expect("temp");
     dataset_from_fixture_truth(dir.path(), &class_names());

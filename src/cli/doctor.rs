@@ -96,9 +96,10 @@ pub fn run(ctx: &AppContext, args: &DoctorArgs) -> Result<ExitCode> {
             Ok(d) => {
                 let i = d.info();
                 Outcome::Ok(format!(
-                    "{}: {} classes, input {}x{}, {}",
+                    "{}: {} classes, input {}{}x{}, {}",
                     i.path.display(),
                     i.class_names.len(),
+                    if i.dynamic_input { "up to " } else { "" },
                     i.input_w,
                     i.input_h,
                     i.output_form

@@ -41,6 +41,10 @@ pub struct EvalArgs {
     /// How AP integrates the curve: coco (pycocotools) or ultralytics (Ultralytics val).
     #[arg(long, value_enum, default_value_t = Method::Coco)]
     pub ap_method: Method,
+    /// Only the images whose file name matches this glob, e.g. 'real_*' for one source of a
+    /// built dataset (repeatable: an image matching any pattern is kept).
+    #[arg(long = "only", value_name = "GLOB")]
+    pub only: Vec<String>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -55,6 +59,8 @@ struct JsonReport<'a> {
     model_sha256: String,
     dataset: &'a std::path::Path,
     split: &'a str,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    only: &'a [String],
     min_conf: f32,
     nms_iou: f32,
     #[serde(flatten)]
@@ -66,8 +72,27 @@ pub fn run(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
         bail!("--min-conf must be in [0, 1) and --nms-iou in [0, 1]");
     }
     let conf = args.conf.unwrap_or(ctx.config().detector.confidence);
-    let split = yolo::open_split(&args.dataset, &args.split)
+    let mut split = yolo::open_split(&args.dataset, &args.split)
         .with_context(|| format!("cannot open dataset {}", args.dataset.display()))?;
+    if !args.only.is_empty() {
+        let patterns = args
+            .only
+            .iter()
+            .map(|p| glob::Pattern::new(p).with_context(|| format!("--only {p:?} is not a glob")))
+            .collect::<Result<Vec<_>>>()?;
+        let total = split.samples.len();
+        split.samples.retain(|s| {
+            let name = s.image.file_name().map(|n| n.to_string_lossy());
+            name.is_some_and(|n| patterns.iter().any(|p| p.matches(&n)))
+        });
+        if split.samples.is_empty() {
+            bail!(
+                "no image of the {total} in {} has a file name matching --only {:?}",
+                split.images_dir.display(),
+                args.only
+            );
+        }
+    }
     runtime::init(ctx.ort_lib().as_deref())?;
     let mut detector = Detector::load(&args.model, ctx.config().detector.threads)?;
     let names = detector.info().class_names.clone();
@@ -132,20 +157,26 @@ pub fn run(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
             model_sha256: super::sha256_file(&args.model)?,
             dataset: &args.dataset,
             split: &args.split,
+            only: &args.only,
             min_conf: args.min_conf,
             nms_iou: args.nms_iou,
             report: &report,
         };
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
-        print_table(&report, &split.images_dir);
+        print_table(&report, &split.images_dir, &args.only);
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_table(r: &EvalReport, images_dir: &std::path::Path) {
+fn print_table(r: &EvalReport, images_dir: &std::path::Path, only: &[String]) {
+    let filter = if only.is_empty() {
+        String::new()
+    } else {
+        format!(" (only {})", only.join(", "))
+    };
     println!(
-        "{}: {} images, {} instances; P/R at conf {:.3}; AP method {}",
+        "{}{filter}: {} images, {} instances; P/R at conf {:.3}; AP method {}",
         images_dir.display(),
         r.images,
         r.instances,

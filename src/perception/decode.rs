@@ -18,8 +18,9 @@ pub struct RawBox {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OutputForm {
-    /// `[1, 4+nc, N]`.
-    Raw { anchors: usize },
+    /// `[1, 4+nc, N]`; `anchors` is `None` for a dynamic-size export, whose N depends on the
+    /// input size and is read from the output's length.
+    Raw { anchors: Option<usize> },
     /// `[1, K, 6]`.
     EndToEnd { rows: usize },
 }
@@ -75,14 +76,15 @@ impl OutputForm {
         if *batch != 1 && *batch != -1 {
             return Err(err());
         }
-        let raw = *a == (4 + classes) as i64 && *b > 0;
+        // -1: a dynamic axis (an export with `dynamic=True` names it `anchors`).
+        let raw = *a == (4 + classes) as i64 && (*b > 0 || *b == -1);
         let e2e = *b == 6 && *a > 0;
         match (raw, e2e, end2end_hint) {
             (true, true, Some(true)) | (false, true, _) => {
                 Ok(OutputForm::EndToEnd { rows: *a as usize })
             }
             (true, _, _) => Ok(OutputForm::Raw {
-                anchors: *b as usize,
+                anchors: (*b > 0).then_some(*b as usize),
             }),
             _ => Err(err()),
         }
@@ -98,7 +100,9 @@ pub fn decode(
 ) -> Result<Vec<RawBox>, DecodeError> {
     match form {
         OutputForm::Raw { anchors } => {
-            let expected = (4 + classes) * anchors;
+            let channels = 4 + classes;
+            let anchors = anchors.unwrap_or(data.len() / channels);
+            let expected = channels * anchors;
             if data.len() != expected {
                 return Err(DecodeError::Length {
                     got: data.len(),
@@ -242,7 +246,9 @@ mod tests {
     fn shapes_are_recognised() {
         assert_eq!(
             OutputForm::from_shape(&[1, 27, 2100], 23, None),
-            Ok(OutputForm::Raw { anchors: 2100 })
+            Ok(OutputForm::Raw {
+                anchors: Some(2100)
+            })
         );
         assert_eq!(
             OutputForm::from_shape(&[1, 300, 6], 23, None),
@@ -255,8 +261,14 @@ mod tests {
         );
         assert_eq!(
             OutputForm::from_shape(&[1, 6, 6], 2, None),
-            Ok(OutputForm::Raw { anchors: 6 })
+            Ok(OutputForm::Raw { anchors: Some(6) })
         );
+        // A dynamic-size export: batch and anchors are symbolic (-1).
+        assert_eq!(
+            OutputForm::from_shape(&[-1, 27, -1], 23, None),
+            Ok(OutputForm::Raw { anchors: None })
+        );
+        assert!(OutputForm::from_shape(&[1, 27, -2], 23, None).is_err());
         assert!(OutputForm::from_shape(&[1, 10, 2100], 23, None).is_err());
         assert!(OutputForm::from_shape(&[1, 2100], 23, None).is_err());
     }
@@ -279,7 +291,7 @@ mod tests {
             classes,
         );
         let out = decode(
-            OutputForm::Raw { anchors: 5 },
+            OutputForm::Raw { anchors: Some(5) },
             &data,
             classes,
             &opts(0.25, false),
@@ -290,16 +302,43 @@ mod tests {
         assert_eq!(out[0].xyxy, [40.0, 40.0, 60.0, 60.0]);
         assert_eq!(out[1].class_id, 1);
         assert!((out[1].conf - 0.7).abs() < 1e-6);
+        // A dynamic-size export reads the anchor count from the output's length.
+        let dynamic = decode(
+            OutputForm::Raw { anchors: None },
+            &data,
+            classes,
+            &opts(0.25, false),
+        )
+        .expect("decode");
+        assert_eq!(dynamic, out);
+        let err = decode(
+            OutputForm::Raw { anchors: None },
+            &data[..data.len() - 1],
+            classes,
+            &opts(0.25, false),
+        )
+        .expect_err("a length that is not a multiple of 4+nc");
+        assert!(matches!(err, DecodeError::Length { .. }), "{err}");
     }
 
     #[test]
     fn multi_label_keeps_every_class_above_the_threshold() {
         let data = raw_tensor(&[([50.0, 50.0, 20.0, 20.0], vec![0.6, 0.3, 0.1])], 3);
-        let single =
-            decode(OutputForm::Raw { anchors: 1 }, &data, 3, &opts(0.2, false)).expect("decode");
+        let single = decode(
+            OutputForm::Raw { anchors: Some(1) },
+            &data,
+            3,
+            &opts(0.2, false),
+        )
+        .expect("decode");
         assert_eq!(single.len(), 1);
-        let multi =
-            decode(OutputForm::Raw { anchors: 1 }, &data, 3, &opts(0.2, true)).expect("decode");
+        let multi = decode(
+            OutputForm::Raw { anchors: Some(1) },
+            &data,
+            3,
+            &opts(0.2, true),
+        )
+        .expect("decode");
         assert_eq!(
             multi.iter().map(|b| b.class_id).collect::<Vec<_>>(),
             vec![0, 1],
@@ -354,7 +393,7 @@ mod tests {
     fn wrong_length_is_an_error_not_a_panic() {
         assert!(
             decode(
-                OutputForm::Raw { anchors: 10 },
+                OutputForm::Raw { anchors: Some(10) },
                 &[0.0; 5],
                 2,
                 &opts(0.25, false)

@@ -41,9 +41,12 @@ pub enum DetectorError {
 pub struct ModelInfo {
     pub path: PathBuf,
     pub class_names: Vec<String>,
-    /// Input height and width in pixels.
+    /// Input height and width in pixels; for a dynamic-size model, the largest input (the
+    /// export size), which each frame is fitted into with [`Letterbox::min_rect`].
     pub input_h: usize,
     pub input_w: usize,
+    /// The model takes any input size (an export with `dynamic=True`).
+    pub dynamic_input: bool,
     pub stride: Option<usize>,
     pub output_form: String,
     /// Every metadata key/value the export carries.
@@ -117,16 +120,20 @@ impl Detector {
             .first()
             .ok_or_else(|| load_err("model has no input".into()))?;
         let input_name = input.name().to_string();
-        let (input_h, input_w) = match input.dtype().tensor_shape().map(|s| s.to_vec()) {
-            Some(dims) if dims.len() == 4 && dims[2] > 0 && dims[3] > 0 => {
-                (dims[2] as usize, dims[3] as usize)
-            }
-            // Dynamic input: the export size is in the metadata.
-            _ => model_info::parse_imgsz(
-                get("imgsz").ok_or_else(|| meta_err(MetadataError::Missing("imgsz")))?,
-            )
-            .map_err(meta_err)?,
-        };
+        let (input_h, input_w, dynamic_input) =
+            match input.dtype().tensor_shape().map(|s| s.to_vec()) {
+                Some(dims) if dims.len() == 4 && dims[2] > 0 && dims[3] > 0 => {
+                    (dims[2] as usize, dims[3] as usize, false)
+                }
+                // Dynamic input: the export size is in the metadata.
+                _ => {
+                    let (h, w) = model_info::parse_imgsz(
+                        get("imgsz").ok_or_else(|| meta_err(MetadataError::Missing("imgsz")))?,
+                    )
+                    .map_err(meta_err)?;
+                    (h, w, true)
+                }
+            };
         let output = session
             .outputs()
             .first()
@@ -147,9 +154,13 @@ impl Detector {
             class_names,
             input_h,
             input_w,
+            dynamic_input,
             stride,
             output_form: match form {
-                OutputForm::Raw { anchors } => format!("raw [1, 4+nc, {anchors}]"),
+                OutputForm::Raw {
+                    anchors: Some(anchors),
+                } => format!("raw [1, 4+nc, {anchors}]"),
+                OutputForm::Raw { anchors: None } => "raw [1, 4+nc, N]".to_string(),
                 OutputForm::EndToEnd { rows } => format!("end-to-end [1, {rows}, 6]"),
             },
             metadata,
@@ -166,18 +177,26 @@ impl Detector {
         &self.info
     }
 
+    /// The input a frame of this size gets: the fixed input of a fixed-size model, the smallest
+    /// stride-multiple rectangle within the export size for a dynamic one.
+    pub fn letterbox_for(&self, frame_w: u32, frame_h: u32) -> Letterbox {
+        let (max_w, max_h) = (self.info.input_w as u32, self.info.input_h as u32);
+        if self.info.dynamic_input {
+            // Ultralytics' exports always carry a stride; 32 is what every YOLO head uses.
+            let stride = self.info.stride.unwrap_or(32) as u32;
+            Letterbox::min_rect(frame_w, frame_h, max_w, max_h, stride)
+        } else {
+            Letterbox::new(frame_w, frame_h, max_w, max_h)
+        }
+    }
+
     /// Letterboxes a frame into the model's input tensor.
     pub fn preprocess(&self, frame: &RgbImage) -> Result<PreparedInput, DetectorError> {
         if frame.width() == 0 || frame.height() == 0 {
             return Err(DetectorError::EmptyFrame);
         }
-        let letterbox = Letterbox::new(
-            frame.width(),
-            frame.height(),
-            self.info.input_w as u32,
-            self.info.input_h as u32,
-        );
-        let mut tensor = vec![0.0f32; 3 * self.info.input_h * self.info.input_w];
+        let letterbox = self.letterbox_for(frame.width(), frame.height());
+        let mut tensor = vec![0.0f32; 3 * letterbox.dst_h as usize * letterbox.dst_w as usize];
         letterbox.fill_chw(frame, &mut tensor);
         Ok(PreparedInput { tensor, letterbox })
     }
@@ -188,7 +207,12 @@ impl Detector {
             path: self.info.path.clone(),
             reason,
         };
-        let shape = [1usize, 3, self.info.input_h, self.info.input_w];
+        let shape = [
+            1usize,
+            3,
+            input.letterbox.dst_h as usize,
+            input.letterbox.dst_w as usize,
+        ];
         let tensor = TensorRef::from_array_view((shape, input.tensor.as_slice()))
             .map_err(|e| run_err(e.to_string()))?;
         let outputs = self

@@ -30,6 +30,26 @@ pub struct Letterbox {
 impl Letterbox {
     pub fn new(src_w: u32, src_h: u32, dst_w: u32, dst_h: u32) -> Self {
         let gain = (dst_h as f64 / src_h as f64).min(dst_w as f64 / src_w as f64);
+        Self::with_gain(src_w, src_h, dst_w, dst_h, gain)
+    }
+
+    /// The smallest input that holds the frame scaled to fit `max_w` x `max_h`, padded only up
+    /// to a multiple of `stride` (Ultralytics' `LetterBox(auto=True)`, what its `predict` uses
+    /// for a dynamic-size model). A 16:9 frame into 640x640 gets a 640x384 input; a square one
+    /// gets 640x640 instead of being shrunk into a fixed 16:9 canvas.
+    pub fn min_rect(src_w: u32, src_h: u32, max_w: u32, max_h: u32, stride: u32) -> Self {
+        let gain = (max_h as f64 / src_h as f64).min(max_w as f64 / src_w as f64);
+        let fit = |v: u32| ((v as f64 * gain).round_ties_even() as u32).max(1);
+        let (new_w, new_h) = (fit(src_w), fit(src_h));
+        let stride = stride.max(1);
+        // Ultralytics pads by (max - new) mod stride, which can only grow the side.
+        let pad = |max: u32, new: u32| max.saturating_sub(new) % stride;
+        let dst_w = new_w + pad(max_w, new_w);
+        let dst_h = new_h + pad(max_h, new_h);
+        Self::with_gain(src_w, src_h, dst_w, dst_h, gain)
+    }
+
+    fn with_gain(src_w: u32, src_h: u32, dst_w: u32, dst_h: u32, gain: f64) -> Self {
         let new_w = ((src_w as f64 * gain).round_ties_even() as u32).clamp(1, dst_w);
         let new_h = ((src_h as f64 * gain).round_ties_even() as u32).clamp(1, dst_h);
         let dw = (dst_w - new_w) as f64 / 2.0;
@@ -186,6 +206,38 @@ mod tests {
         // Odd total padding (3 px): Ultralytics puts 1 before and 2 after (round(1.4), round(1.6)).
         let lb = Letterbox::new(100, 97, 100, 100);
         assert_eq!((lb.new_h, lb.top), (97, 1));
+    }
+
+    #[test]
+    fn min_rect_pads_only_to_the_stride() {
+        // 16:9: the same 640x384 input a fixed 384x640 export gets (gain 0.5, 12 px bands).
+        let lb = Letterbox::min_rect(1280, 720, 640, 640, 32);
+        assert_eq!((lb.dst_w, lb.dst_h), (640, 384));
+        assert_eq!((lb.new_w, lb.new_h, lb.left, lb.top), (640, 360, 0, 12));
+        assert_eq!(lb, Letterbox::new(1280, 720, 640, 384));
+        // Square: the full 640x640, not a 384x384 image inside a 16:9 canvas.
+        let lb = Letterbox::min_rect(640, 640, 640, 640, 32);
+        assert_eq!(
+            (lb.dst_w, lb.dst_h, lb.new_w, lb.left, lb.top),
+            (640, 640, 640, 0, 0)
+        );
+        // Small frames are scaled up, as Ultralytics' predict does: 320x180 -> 640x360 -> 640x384.
+        assert_eq!(
+            Letterbox::min_rect(320, 180, 640, 640, 32),
+            Letterbox::new(320, 180, 640, 384)
+        );
+        // Portrait 4:3 (480x640): 480 is already a multiple of 32.
+        let lb = Letterbox::min_rect(600, 800, 640, 640, 32);
+        assert_eq!(
+            (lb.dst_w, lb.dst_h, lb.new_w, lb.new_h),
+            (480, 640, 480, 640)
+        );
+        // Odd sizes: 1000x333 -> gain 0.64, 640x213 -> 640x224 (11 px: 5 above, 6 below).
+        let lb = Letterbox::min_rect(1000, 333, 640, 640, 32);
+        assert_eq!((lb.dst_w, lb.dst_h, lb.new_h, lb.top), (640, 224, 213, 5));
+        // The gain is the one fitting the maximum, even when the rounded-down side is what
+        // bounds the input (as in Ultralytics, which computes it before padding).
+        assert_eq!(lb.gain, 0.64);
     }
 
     #[test]

@@ -7,6 +7,8 @@ Usage (from the repository root):
 
 Default: input images [1, 3, 384, 640] (h, w: fits 16:9 frames with little padding), dynamic=False, simplify=True
 (onnxslim), opset 18, raw head output0 [1, 4+nc, N] (N = anchors, NMS done by the caller).
+--dynamic: any input size (Ultralytics dynamic=True; give --imgsz 640): vistawise fits each frame into --imgsz and
+pads only to a multiple of the stride (640x384 for 16:9, 640x640 for a square frame), as Ultralytics' predict does.
 --end2end: NMS inside the graph (Ultralytics nms=True), output0 [1, max_det, 6] = x1, y1, x2, y2, conf, cls, with
 --conf/--iou/--max-det baked in (defaults match config/default.toml: 0.25 / 0.45 / 300).
 
@@ -43,6 +45,11 @@ def parse_args(argv=None):
     ap.add_argument("--out", default=str(env.REPO / "models" / "minecraft-detector.onnx"))
     ap.add_argument("--imgsz", type=int, nargs="+", default=DEFAULT_IMGSZ, help="H W (or one value for square)")
     ap.add_argument("--end2end", action="store_true", help="embed NMS: output [1, max_det, 6]")
+    ap.add_argument(
+        "--dynamic",
+        action="store_true",
+        help="any input size up to --imgsz (each frame gets the smallest stride-multiple rectangle)",
+    )
     ap.add_argument("--conf", type=float, default=0.25, help="--end2end only: confidence threshold baked in")
     ap.add_argument("--iou", type=float, default=0.45, help="--end2end only: NMS IoU threshold baked in")
     ap.add_argument("--max-det", type=int, default=300, help="--end2end only: detections per image")
@@ -109,7 +116,9 @@ def clean_metadata(onnx_path: Path) -> list[str]:
 # ----------------------------------------------------------------------------------------------------------------------
 # Verification
 # ----------------------------------------------------------------------------------------------------------------------
-def verify(onnx_path: Path, imgsz: list[int], expected_names: list[str], end2end: bool, max_det: int) -> dict:
+def verify(
+    onnx_path: Path, imgsz: list[int], expected_names: list[str], end2end: bool, max_det: int, dynamic: bool = False
+) -> dict:
     import numpy as np
     import onnx
     import onnxruntime as ort
@@ -133,23 +142,29 @@ def verify(onnx_path: Path, imgsz: list[int], expected_names: list[str], end2end
     sess = ort.InferenceSession(str(onnx_path), so, providers=["CPUExecutionProvider"])
     inp = sess.get_inputs()
     outs = sess.get_outputs()
-    if len(inp) != 1 or list(inp[0].shape) != [1, 3, *imgsz]:
-        problems.append(f"input {[(i.name, i.shape) for i in inp]} != [1, 3, {imgsz[0]}, {imgsz[1]}]")
-    x = np.full((1, 3, *imgsz), 114 / 255, dtype=np.float32)
-    y = sess.run(None, {inp[0].name: x})[0]
-    nc = len(expected_names)
-    if end2end:
-        want = [1, max_det, 6]
-        ok = list(y.shape) == want
+    if dynamic:
+        # Symbolic height and width (strings), fixed channels.
+        shape_ok = len(inp) == 1 and len(inp[0].shape) == 4 and all(isinstance(d, str) for d in inp[0].shape[2:])
     else:
-        strides = (8, 16, 32)
-        n = sum((imgsz[0] // s) * (imgsz[1] // s) for s in strides)
-        want = [1, 4 + nc, n]
-        ok = list(y.shape) == want
-    if not ok:
-        problems.append(f"output shape {list(y.shape)} != expected {want}")
-    if not np.isfinite(y).all():
-        problems.append("output has non-finite values on a grey image")
+        shape_ok = len(inp) == 1 and list(inp[0].shape) == [1, 3, *imgsz]
+    if not shape_ok:
+        want_in = "[N, 3, height, width]" if dynamic else f"[1, 3, {imgsz[0]}, {imgsz[1]}]"
+        problems.append(f"input {[(i.name, i.shape) for i in inp]} != {want_in}")
+    # A dynamic model must run at its full size and at a smaller rectangle (a 16:9 frame's).
+    sizes = [list(imgsz)] + ([[imgsz[0] * 3 // 5 // 32 * 32, imgsz[1]]] if dynamic else [])
+    nc = len(expected_names)
+    for hw in sizes:
+        x = np.full((1, 3, *hw), 114 / 255, dtype=np.float32)
+        y = sess.run(None, {inp[0].name: x})[0]
+        if end2end:
+            want = [1, max_det, 6]
+        else:
+            strides = (8, 16, 32)
+            want = [1, 4 + nc, sum((hw[0] // s) * (hw[1] // s) for s in strides)]
+        if list(y.shape) != want:
+            problems.append(f"output shape {list(y.shape)} at input {hw} != expected {want}")
+        if not np.isfinite(y).all():
+            problems.append(f"output has non-finite values on a grey {hw} image")
     return {
         "problems": problems,
         "ir_version": m.ir_version,
@@ -236,7 +251,7 @@ def main(argv=None) -> int:
         export_args = dict(
             format="onnx",
             imgsz=imgsz,
-            dynamic=False,
+            dynamic=bool(args.dynamic),
             simplify=True,
             batch=1,
             device="cpu",
@@ -256,7 +271,7 @@ def main(argv=None) -> int:
         changed = clean_metadata(f)
         for c in changed:
             print(f"[export] metadata rewritten: {c}")
-        report = verify(f, imgsz, expected, args.end2end, args.max_det)
+        report = verify(f, imgsz, expected, args.end2end, args.max_det, dynamic=bool(args.dynamic))
         if report["problems"]:
             for p in report["problems"]:
                 print(f"[export] PROBLEM: {p}", file=sys.stderr)

@@ -92,6 +92,8 @@ def main() -> int:
         "size_bytes": args.model.stat().st_size,
         "classes": sidecar.get("classes") or meta.get("names"),
         "input_size_hw": sidecar["export"]["imgsz_hw"],
+        # Dynamic: any size up to input_size_hw; each frame gets the smallest stride-multiple rectangle.
+        "input_dynamic": bool(sidecar["export"].get("dynamic", False)),
         "output": sidecar["export"]["output"],
         "data": data_section(args.stats),
         "training": sidecar.get("training"),

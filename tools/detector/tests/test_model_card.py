@@ -50,6 +50,18 @@ class ModelCard(unittest.TestCase):
         self.assertEqual(run.returncode, 0, run.stderr)
         self.assertEqual(card["data"], [{"builder": "build a"}, {"builder": "build b"}])
 
+    def test_the_input_is_fixed_unless_the_export_was_dynamic(self):
+        run, card = self.card()
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertEqual((card["input_size_hw"], card["input_dynamic"]), ([288, 512], False))
+        sidecar_path = self.dir / "det.onnx.export.json"
+        sidecar = json.loads(sidecar_path.read_text())
+        sidecar["export"].update(imgsz_hw=[640, 640], dynamic=True)
+        sidecar_path.write_text(json.dumps(sidecar))
+        run, card = self.card()
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertEqual((card["input_size_hw"], card["input_dynamic"]), ([640, 640], True))
+
     def test_an_eval_of_another_model_is_refused(self):
         report = {"model_sha256": "0" * 64}
         (self.dir / "val.json").write_text(json.dumps(report))
