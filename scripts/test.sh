@@ -10,9 +10,10 @@ bash scripts/fetch-minilm.sh
 # Minecraft's textures (npm minecraft-assets, .work/npm/) for the font of tests/minecraft_counts.rs.
 bash scripts/fetch-minecraft-assets.sh
 export VISTAWISE_ORT_LIB="$PWD/.ort/onnxruntime/capi/libonnxruntime.so.1.31.1"
-# The data tools' own tests that need nothing beyond the standard library (the rest of
-# tools/detector needs torch, which CI does not install).
-python3 -m unittest discover -s tools/detector/tests
+# The data tools' own tests: the standard library, plus numpy + onnx (.work/pydeps, from
+# fetch-minilm.sh) and ONNX Runtime's Python package (.ort, from setup.sh) for the graph rewrite;
+# the rest of tools/detector needs torch, which CI does not install.
+PYTHONPATH=.work/pydeps:.ort python3 -m unittest discover -s tools/detector/tests
 cargo fmt --check
 cargo clippy --locked --all-targets -q -- -D warnings
 cargo test --locked --all-targets 2>&1
