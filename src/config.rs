@@ -103,6 +103,8 @@ pub struct DetectorConfig {
     pub iou: f32,
     pub max_detections: usize,
     pub threads: usize,
+    /// Longest input side for a dynamic-size model (0: the model's own export size).
+    pub input_size: u32,
     pub k_w: f32,
     pub k_h: f32,
 }
@@ -357,7 +359,7 @@ impl Config {
         strict!(StrictGame, GameConfig, { profile: String, window_title: String, gui_scale: GuiScale,
             settle_ms: u64 });
         strict!(StrictDetector, DetectorConfig, { model: PathBuf, confidence: f32, iou: f32,
-            max_detections: usize, threads: usize, k_w: f32, k_h: f32 });
+            max_detections: usize, threads: usize, input_size: u32, k_w: f32, k_h: f32 });
         strict!(StrictOnnx, OnnxRuntimeConfig, { library: PathBuf });
         strict!(StrictLlm, LlmConfig, { base_url: String, model: String, api_key_env: String,
             timeout_secs: u64, max_retries: u32, output_mode: OutputMode, temperature: f32, max_tokens: u32,
@@ -500,6 +502,12 @@ impl Config {
             (1..=64).contains(&d.threads),
             "detector.threads",
             "must be 1-64",
+        )?;
+        check(
+            d.input_size == 0
+                || ((32..=4096).contains(&d.input_size) && d.input_size.is_multiple_of(32)),
+            "detector.input_size",
+            "must be 0 (the model's own size) or a multiple of 32 from 32 to 4096",
         )?;
         check(
             d.k_w > 0.0 && d.k_w.is_finite(),

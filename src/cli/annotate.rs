@@ -104,7 +104,7 @@ pub fn run(
     anyhow::ensure!(args.dup_threshold <= 64, "--dup-threshold is 0-64 bits");
     let cfg = &ctx.config().detector;
     runtime::init(ctx.ort_lib().as_deref())?;
-    let detector = Detector::load(&cfg.model, cfg.threads)?;
+    let detector = Detector::load(&cfg.model, cfg.threads)?.with_input_size(cfg.input_size)?;
     let mut labeller = DetectorLabeller {
         detector,
         options: DetectOptions {

@@ -64,6 +64,9 @@ struct ImageReport<'a> {
     image: &'a Path,
     width: u32,
     height: u32,
+    /// The model input this frame was letterboxed into, `[w, h]` (it varies with the frame's
+    /// shape for a dynamic-size model).
+    input: [u32; 2],
     detections: &'a [Detection],
     perception: &'a Perception,
     times_ms: TimesMs,
@@ -97,7 +100,7 @@ pub fn run(ctx: &AppContext, args: &DetectArgs) -> Result<ExitCode> {
     }
 
     runtime::init(ctx.ort_lib().as_deref())?;
-    let mut detector = Detector::load(&cfg.model, cfg.threads)?;
+    let mut detector = Detector::load(&cfg.model, cfg.threads)?.with_input_size(cfg.input_size)?;
     let opts = DetectOptions {
         confidence: cfg.confidence,
         iou: cfg.iou,
@@ -136,10 +139,12 @@ pub fn run(ctx: &AppContext, args: &DetectArgs) -> Result<ExitCode> {
             },
         );
         if args.json {
+            let input = detector.letterbox_for(frame.width(), frame.height());
             let report = ImageReport {
                 image: path,
                 width: frame.width(),
                 height: frame.height(),
+                input: [input.dst_w, input.dst_h],
                 detections: &found,
                 perception: &perception,
                 times_ms: times.into(),

@@ -7,7 +7,7 @@ use anyhow::Result;
 use clap::Args;
 use vistawise::capture::windows;
 use vistawise::config::{Origin, Override};
-use vistawise::perception::{Detector, runtime};
+use vistawise::perception::{Detector, DetectorError, runtime};
 use vistawise::policy::llm_client::{LlmClient, LlmError};
 
 use super::AppContext;
@@ -92,7 +92,9 @@ pub fn run(ctx: &AppContext, args: &DoctorArgs) -> Result<ExitCode> {
 
     // 2. Detector.
     if ort_ok {
-        let outcome = match Detector::load(&cfg.detector.model, cfg.detector.threads) {
+        let outcome = match Detector::load(&cfg.detector.model, cfg.detector.threads)
+            .and_then(|d| d.with_input_size(cfg.detector.input_size))
+        {
             Ok(d) => {
                 let i = d.info();
                 Outcome::Ok(format!(
@@ -105,6 +107,14 @@ pub fn run(ctx: &AppContext, args: &DoctorArgs) -> Result<ExitCode> {
                     i.output_form
                 ))
             }
+            Err(
+                e @ (DetectorError::FixedInput { .. } | DetectorError::InputSizeNotStride { .. }),
+            ) => Outcome::Fail {
+                what: e.to_string(),
+                fix: "set detector.input_size = 0 (the model's own size), or a multiple of 32 \
+                      with a model exported with export.py --dynamic"
+                    .to_string(),
+            },
             Err(e) => Outcome::Fail {
                 what: e.to_string(),
                 fix: format!(

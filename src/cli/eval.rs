@@ -94,7 +94,8 @@ pub fn run(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
         }
     }
     runtime::init(ctx.ort_lib().as_deref())?;
-    let mut detector = Detector::load(&args.model, ctx.config().detector.threads)?;
+    let mut detector = Detector::load(&args.model, ctx.config().detector.threads)?
+        .with_input_size(ctx.config().detector.input_size)?;
     let names = detector.info().class_names.clone();
     if let Some(data_names) = &split.class_names
         && data_names != &names

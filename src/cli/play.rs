@@ -65,7 +65,8 @@ pub fn run(ctx: &AppContext, args: &PlayArgs) -> Result<ExitCode> {
     let parts = load_parts(ctx, &args.graph, &args.root, &args.task)?;
     let config = parts.config.clone();
     runtime::init(ctx.ort_lib().as_deref())?;
-    let mut detector = Detector::load(&config.detector.model, config.detector.threads)?;
+    let mut detector = Detector::load(&config.detector.model, config.detector.threads)?
+        .with_input_size(config.detector.input_size)?;
     let mut policy = match args.policy {
         PolicyArg::Planner => PolicyChoice::Planner(Box::new(Planner::new(PlannerConfig::load(
             &parts.profile.controls_file,

@@ -101,7 +101,8 @@ pub fn run(ctx: &AppContext, args: &ReplayArgs) -> Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| parts.config.detector.model.clone());
     runtime::init(ctx.ort_lib().as_deref())?;
-    let mut detector = Detector::load(&model, parts.config.detector.threads)?;
+    let mut detector = Detector::load(&model, parts.config.detector.threads)?
+        .with_input_size(parts.config.detector.input_size)?;
     let mut policy = match args.policy {
         ReplayPolicyArg::Recorded => ReplayPolicy::Recorded,
         ReplayPolicyArg::Planner => {

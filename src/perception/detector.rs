@@ -34,6 +34,24 @@ pub enum DetectorError {
     Run { path: PathBuf, reason: String },
     #[error("frame is empty (0x0)")]
     EmptyFrame,
+    #[error(
+        "detector {path}: detector.input_size = {size} needs a model exported with a dynamic input size \
+         (tools/detector/export.py --dynamic); this one takes a fixed {w}x{h} input (set detector.input_size = 0)"
+    )]
+    FixedInput {
+        path: PathBuf,
+        size: u32,
+        w: usize,
+        h: usize,
+    },
+    #[error(
+        "detector {path}: detector.input_size = {size} is not a multiple of the model's stride {stride}"
+    )]
+    InputSizeNotStride {
+        path: PathBuf,
+        size: u32,
+        stride: usize,
+    },
 }
 
 /// What the model says about itself.
@@ -175,6 +193,34 @@ impl Detector {
 
     pub fn info(&self) -> &ModelInfo {
         &self.info
+    }
+
+    /// Caps a dynamic-size model's input at `size` x `size` instead of its export size (0 keeps
+    /// the export size), as Ultralytics' `predict(imgsz=size)` does. A fixed-size model, or a
+    /// size that is not a multiple of the stride, is an error rather than silently ignored.
+    pub fn with_input_size(mut self, size: u32) -> Result<Self, DetectorError> {
+        if size == 0 {
+            return Ok(self);
+        }
+        if !self.info.dynamic_input {
+            return Err(DetectorError::FixedInput {
+                path: self.info.path.clone(),
+                size,
+                w: self.info.input_w,
+                h: self.info.input_h,
+            });
+        }
+        let stride = self.info.stride.unwrap_or(32);
+        if stride == 0 || !(size as usize).is_multiple_of(stride) {
+            return Err(DetectorError::InputSizeNotStride {
+                path: self.info.path.clone(),
+                size,
+                stride,
+            });
+        }
+        self.info.input_w = size as usize;
+        self.info.input_h = size as usize;
+        Ok(self)
     }
 
     /// The input a frame of this size gets: the fixed input of a fixed-size model, the smallest
