@@ -107,92 +107,80 @@ fn missing_detector_file_is_named() {
     assert!(err.contains("models/nope.onnx"), "{err}");
 }
 
+/// `vistawise detect --json` over the fixture images with `model` (and `extra` arguments):
+/// the exit code, each image's `input` [w, h] in file-name order, and stderr.
+fn detect_inputs(model: &str, extra: &[&str]) -> (i32, Vec<[u64; 2]>, String) {
+    let (code, out, err) = run(binary()
+        .args([
+            "detect",
+            "tests/fixtures/detector/images",
+            "--json",
+            "--model",
+            model,
+        ])
+        .args(extra)
+        .env("VISTAWISE_ORT_LIB", support::ort_lib()));
+    let mut inputs: Vec<(String, [u64; 2])> = out
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("json line");
+            let input = v["input"].as_array().expect("input");
+            (
+                v["image"].as_str().expect("image").to_string(),
+                [input[0].as_u64().expect("w"), input[1].as_u64().expect("h")],
+            )
+        })
+        .collect();
+    inputs.sort();
+    (code, inputs.into_iter().map(|(_, i)| i).collect(), err)
+}
+
+// The fixture images in file-name order: classic_4x3 (640x480), odd_500x333, portrait
+// (360x640), wide_16x9 (640x360).
+
 #[test]
 fn detect_json_names_the_input_each_frame_got() {
     // A fixed model gets its own input for every frame; a dynamic-size one the smallest
     // stride-multiple rectangle for each frame's shape.
     for (model, want) in [
-        (
-            "tests/fixtures/detector/tiny-raw.onnx",
-            [[320, 192], [320, 192], [320, 192], [320, 192]],
-        ),
-        // In name order: classic_4x3 (640x480), odd_500x333, portrait (360x640), wide_16x9.
+        ("tests/fixtures/detector/tiny-raw.onnx", [[320, 192]; 4]),
         (
             "tests/fixtures/detector/tiny-dyn.onnx",
             [[320, 256], [320, 224], [192, 320], [320, 192]],
         ),
     ] {
-        let (code, out, err) = run(binary()
-            .args([
-                "detect",
-                "tests/fixtures/detector/images",
-                "--json",
-                "--model",
-                model,
-            ])
-            .env("VISTAWISE_ORT_LIB", support::ort_lib()));
+        let (code, got, err) = detect_inputs(model, &[]);
         assert_eq!(code, 0, "{err}");
-        let mut inputs: Vec<(String, [u64; 2])> = out
-            .lines()
-            .map(|l| {
-                let v: serde_json::Value = serde_json::from_str(l).expect("json line");
-                let input = v["input"].as_array().expect("input");
-                (
-                    v["image"].as_str().expect("image").to_string(),
-                    [input[0].as_u64().expect("w"), input[1].as_u64().expect("h")],
-                )
-            })
-            .collect();
-        inputs.sort();
-        let got: Vec<[u64; 2]> = inputs.iter().map(|(_, i)| *i).collect();
-        assert_eq!(got, want, "{model}: {inputs:?}");
+        assert_eq!(got, want, "{model}");
     }
 }
 
 #[test]
 fn detector_input_size_caps_a_dynamic_model_and_a_fixed_one_refuses_it() {
-    let detect = |model: &str, size: &str| {
-        run(binary()
-            .args([
-                "detect",
-                "tests/fixtures/detector/images",
-                "--json",
-                "--model",
-                model,
-            ])
-            .args(["--set", &format!("detector.input_size={size}")])
-            .env("VISTAWISE_ORT_LIB", support::ort_lib()))
-    };
-    let (code, out, err) = detect("tests/fixtures/detector/tiny-dyn.onnx", "160");
-    assert_eq!(code, 0, "{err}");
-    let mut inputs: Vec<(String, serde_json::Value)> = out
-        .lines()
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).expect("json line");
-            (
-                v["image"].as_str().expect("image").to_string(),
-                v["input"].clone(),
-            )
-        })
-        .collect();
-    inputs.sort_by(|a, b| a.0.cmp(&b.0));
-    // classic_4x3 640x480 -> 160x120 -> 160x128; odd 500x333 -> 160x107 -> 160x128;
-    // portrait 360x640 -> 90x160 -> 96x160; wide 640x360 -> 160x90 -> 160x96.
-    let got: Vec<&serde_json::Value> = inputs.iter().map(|(_, i)| i).collect();
-    assert_eq!(
-        serde_json::json!(got),
-        serde_json::json!([[160, 128], [160, 128], [96, 160], [160, 96]]),
-        "{inputs:?}"
+    let set = |size: &str| format!("detector.input_size={size}");
+    // 640x480 -> 160x120 -> 160x128; 500x333 -> 160x107 -> 160x128; 360x640 -> 90x160 ->
+    // 96x160; 640x360 -> 160x90 -> 160x96.
+    let (code, got, err) = detect_inputs(
+        "tests/fixtures/detector/tiny-dyn.onnx",
+        &["--set", &set("160")],
     );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(got, [[160, 128], [160, 128], [96, 160], [160, 96]]);
 
-    let (code, _, err) = detect("tests/fixtures/detector/tiny-raw.onnx", "160");
+    let (code, _, err) = detect_inputs(
+        "tests/fixtures/detector/tiny-raw.onnx",
+        &["--set", &set("160")],
+    );
     assert_ne!(code, 0);
     assert!(
         err.contains("tiny-raw.onnx")
             && err.contains("needs a model exported with a dynamic input size"),
         "{err}"
     );
-    let (code, _, err) = detect("tests/fixtures/detector/tiny-dyn.onnx", "100");
+    let (code, _, err) = detect_inputs(
+        "tests/fixtures/detector/tiny-dyn.onnx",
+        &["--set", &set("100")],
+    );
     assert_ne!(code, 0);
     assert!(
         err.contains("detector.input_size") && err.contains("multiple of 32"),
