@@ -116,7 +116,13 @@ def main(argv=None) -> int:
 
     # Same function as the ONNX? Compare the raw outputs on a random input of the ONNX's shape.
     inp = proto.graph.input[0]
-    shape = [d.dim_value or 1 for d in inp.type.tensor_type.shape.dim]
+    dims = [d.dim_value for d in inp.type.tensor_type.shape.dim]
+    if len(dims) == 4 and not (dims[2] and dims[3]):
+        # A dynamic-size export (export.py --dynamic): its export size is in the metadata.
+        imgsz = ast.literal_eval(meta.get("imgsz", "[640, 640]"))
+        h, w = (imgsz, imgsz) if isinstance(imgsz, int) else imgsz
+        dims[2:] = [h, w]
+    shape = [d or 1 for d in dims]
     x = np.random.default_rng(0).random(shape, dtype=np.float32)
     sess = ort.InferenceSession(str(src), providers=["CPUExecutionProvider"])
     want = sess.run(None, {inp.name: x})[0]
