@@ -210,7 +210,7 @@ impl Detector {
                 h: self.info.input_h,
             });
         }
-        let stride = self.info.stride.unwrap_or(32);
+        let stride = self.stride();
         if stride == 0 || !(size as usize).is_multiple_of(stride) {
             return Err(DetectorError::InputSizeNotStride {
                 path: self.info.path.clone(),
@@ -223,14 +223,18 @@ impl Detector {
         Ok(self)
     }
 
+    /// The model's largest stride: Ultralytics' exports always carry it; 32 is what every YOLO
+    /// head uses when the metadata lacks it.
+    fn stride(&self) -> usize {
+        self.info.stride.unwrap_or(32)
+    }
+
     /// The input a frame of this size gets: the fixed input of a fixed-size model, the smallest
     /// stride-multiple rectangle within the export size for a dynamic one.
     pub fn letterbox_for(&self, frame_w: u32, frame_h: u32) -> Letterbox {
         let (max_w, max_h) = (self.info.input_w as u32, self.info.input_h as u32);
         if self.info.dynamic_input {
-            // Ultralytics' exports always carry a stride; 32 is what every YOLO head uses.
-            let stride = self.info.stride.unwrap_or(32) as u32;
-            Letterbox::min_rect(frame_w, frame_h, max_w, max_h, stride)
+            Letterbox::min_rect(frame_w, frame_h, max_w, max_h, self.stride() as u32)
         } else {
             Letterbox::new(frame_w, frame_h, max_w, max_h)
         }
