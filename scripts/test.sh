@@ -9,6 +9,8 @@ bash scripts/setup.sh --with-x
 bash scripts/fetch-minilm.sh
 # Minecraft's textures (npm minecraft-assets, .work/npm/) for the font of tests/minecraft_counts.rs.
 bash scripts/fetch-minecraft-assets.sh
+# One full build, not an edit loop: incremental caches would only add GBs of disk.
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 export VISTAWISE_ORT_LIB="$PWD/.ort/onnxruntime/capi/libonnxruntime.so.1.31.1"
 # The data tools' own tests: the standard library, plus numpy + onnx (.work/pydeps, from
 # fetch-minilm.sh) and ONNX Runtime's Python package (.ort, from setup.sh) for the graph rewrite;
