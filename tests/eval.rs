@@ -178,6 +178,96 @@ fn only_keeps_the_images_whose_name_matches() {
 }
 
 #[test]
+fn errors_name_a_dropped_label_as_background_and_an_invented_one_as_missed() {
+    let dir = tempfile::tempdir().expect("temp");
+    dataset_from_fixture_truth(dir.path(), &class_names());
+    let model = "tests/fixtures/detector/tiny-raw.onnx";
+    let errors = |name: &str| -> Value {
+        let out = dir.path().join(name);
+        eval_json(
+            model,
+            dir.path(),
+            &["--errors", &out.to_string_lossy(), "--errors-sheet", "2"],
+        );
+        serde_json::from_str(&std::fs::read_to_string(out.join("errors.json")).expect("read"))
+            .expect("errors.json")
+    };
+    let before = errors("before");
+    let fps_before = before["false_positives"].as_array().expect("fps").len();
+    assert_eq!(
+        before["misses"],
+        serde_json::json!([]),
+        "every drawn object is found"
+    );
+
+    // wide_16x9 (640x360): drop its trunk label (drawn at x 188-225, y 26-142; the model still
+    // finds it) and label a diamond_ore where nothing is drawn (x 10-50, y 300-340).
+    let label = dir.path().join("val/labels/wide_16x9.txt");
+    let text = std::fs::read_to_string(&label).expect("read");
+    let mut lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("0 "), "the trunk is the first line");
+    lines.remove(0);
+    lines.push("16 0.046875 0.888889 0.0625 0.111111");
+    std::fs::write(&label, lines.join("\n") + "\n").expect("write");
+
+    let after = errors("after");
+    let fps = after["false_positives"].as_array().expect("fps");
+    assert_eq!(fps.len(), fps_before + 1, "{after}");
+    let trunk: Vec<&Value> = fps
+        .iter()
+        .filter(|f| {
+            f["class"] == "trunk"
+                && f["image"]
+                    .as_str()
+                    .is_some_and(|i| i.ends_with("wide_16x9.png"))
+        })
+        .collect();
+    assert_eq!(trunk.len(), 1, "{fps:?}");
+    assert_eq!(trunk[0]["kind"], "background");
+    let x1 = trunk[0]["xyxy"][0].as_f64().expect("x1");
+    assert!(
+        (x1 - 188.0).abs() < 8.0,
+        "the box of the dropped label: {}",
+        trunk[0]
+    );
+    let misses = after["misses"].as_array().expect("misses");
+    assert_eq!(misses.len(), 1, "{misses:?}");
+    assert_eq!(misses[0]["class"], "diamond_ore");
+    assert_eq!(misses[0]["best_iou"], 0.0);
+    assert_eq!(after["counts"]["diamond_ore"]["misses"], 1);
+    // Ranks follow confidence, most confident first.
+    let confs: Vec<f64> = fps
+        .iter()
+        .map(|f| f["conf"].as_f64().expect("conf"))
+        .collect();
+    assert!(confs.windows(2).all(|w| w[0] >= w[1]), "{confs:?}");
+
+    // The contact sheets: at most 2 crops of 200 px in a row of 6 columns.
+    let sheet = image::open(dir.path().join("after/false_positives.png")).expect("png");
+    assert_eq!((sheet.width(), sheet.height()), (6 * 202 - 2, 200));
+    let sheet = image::open(dir.path().join("after/misses.png")).expect("png");
+    assert_eq!(sheet.height(), 200);
+
+    // A file where the folder should be: a clear error naming it.
+    let blocker = dir.path().join("a-file");
+    std::fs::write(&blocker, "x").expect("write");
+    let out = binary()
+        .args(["eval", model])
+        .arg(dir.path())
+        .arg("--errors")
+        .arg(&blocker)
+        .env("VISTAWISE_ORT_LIB", support::ort_lib())
+        .output()
+        .expect("run");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cannot create the errors folder") && err.contains("a-file"),
+        "{err}"
+    );
+}
+
+#[test]
 fn broken_label_line_is_named_with_file_and_line() {
     let dir = tempfile::tempdir().expect("temp");
     dataset_from_fixture_truth(dir.path(), &class_names());

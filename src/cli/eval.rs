@@ -45,6 +45,15 @@ pub struct EvalArgs {
     /// built dataset (repeatable: an image matching any pattern is kept).
     #[arg(long = "only", value_name = "GLOB")]
     pub only: Vec<String>,
+    /// Also write every false positive and miss at --conf (IoU 0.5, as precision and recall
+    /// count them) into this folder: errors.json (each with a kind: duplicate, wrong_class,
+    /// localisation, background) and contact sheets false_positives.png and misses.png.
+    #[arg(long, value_name = "DIR")]
+    pub errors: Option<PathBuf>,
+    /// Most crops on each contact sheet of --errors (the most confident false positives, the
+    /// largest misses); errors.json lists them all.
+    #[arg(long, value_name = "N", default_value_t = 60, requires = "errors")]
+    pub errors_sheet: usize,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -117,6 +126,15 @@ pub fn run(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
         Method::Ultralytics => ApMethod::Ultralytics,
     };
     let mut evaluator = Evaluator::new(names.len(), conf, method);
+    if let Some(dir) = &args.errors {
+        // Before the run, so that a bad path fails at once and not after every image.
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create the errors folder {}", dir.display()))?;
+    }
+    let mut errors = args
+        .errors
+        .as_ref()
+        .map(|_| super::eval_errors::ErrorCollector::new(conf, &names));
     let bar = ProgressBar::new(split.samples.len() as u64);
     bar.set_style(
         ProgressStyle::with_template(
@@ -148,10 +166,34 @@ pub fn run(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
             })
             .collect();
         evaluator.add_image(&preds, &truths);
+        if let Some(errors) = errors.as_mut() {
+            errors.add(&sample.image, &preds, &truths);
+        }
         bar.inc(1);
     }
     bar.finish_and_clear();
     let report = evaluator.report(&names);
+    if let (Some(dir), Some(errors)) = (&args.errors, errors) {
+        let source = super::eval_errors::Source {
+            model: &args.model,
+            dataset: &args.dataset,
+            split: &args.split,
+        };
+        let summary = errors.write(dir, &source, args.errors_sheet)?;
+        let kinds: Vec<String> = summary
+            .false_positives
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
+        // On stderr so that --json keeps stdout to the report.
+        eprintln!(
+            "errors at conf {conf:.3}: {} false positives ({}), {} misses -> {}",
+            summary.false_positives.values().sum::<usize>(),
+            kinds.join(", "),
+            summary.misses,
+            dir.display()
+        );
+    }
     if args.json {
         let out = JsonReport {
             model: &args.model,

@@ -244,42 +244,68 @@ pub fn match_predictions<const N: usize>(
     truths: &[Truth],
     thresholds: &[f32; N],
 ) -> Vec<[bool; N]> {
+    let ious = same_class_ious(preds, truths);
     let mut correct = vec![[false; N]; preds.len()];
-    let mut claimed = vec![[false; N]; truths.len()];
-    let mut order: Vec<usize> = (0..preds.len()).collect();
-    order.sort_by(|&a, &b| preds[b].conf.total_cmp(&preds[a].conf));
-    for pi in order {
-        let p = &preds[pi];
-        let ious: Vec<f32> = truths
-            .iter()
-            .map(|t| {
-                if t.class_id == p.class_id {
-                    super::decode::iou(&t.xyxy, &p.xyxy)
-                } else {
-                    0.0
-                }
-            })
-            .collect();
-        for (k, &threshold) in thresholds.iter().enumerate() {
-            // First truth with the highest IoU among those not yet claimed at this threshold.
-            let best = ious
-                .iter()
-                .enumerate()
-                .filter(|(ti, _)| !claimed[*ti][k])
-                .fold(None, |acc: Option<(usize, f32)>, (ti, &iou)| match acc {
-                    Some((_, b)) if b >= iou => acc,
-                    _ => Some((ti, iou)),
-                });
-            if let Some((ti, iou)) = best
-                && iou >= threshold
-                && iou > 0.0
-            {
-                correct[pi][k] = true;
-                claimed[ti][k] = true;
-            }
+    for (k, &threshold) in thresholds.iter().enumerate() {
+        for (pi, claim) in claims(preds, &ious, truths.len(), threshold)
+            .into_iter()
+            .enumerate()
+        {
+            correct[pi][k] = claim.is_some();
         }
     }
     correct
+}
+
+/// `ious[prediction][truth]`: their IoU when the classes agree, else 0.
+pub(crate) fn same_class_ious(preds: &[Scored], truths: &[Truth]) -> Vec<Vec<f32>> {
+    preds
+        .iter()
+        .map(|p| {
+            truths
+                .iter()
+                .map(|t| {
+                    if t.class_id == p.class_id {
+                        super::decode::iou(&t.xyxy, &p.xyxy)
+                    } else {
+                        0.0
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Which truth each prediction claims at one IoU threshold (see [`match_predictions`]).
+pub(crate) fn claims(
+    preds: &[Scored],
+    ious: &[Vec<f32>],
+    truths: usize,
+    threshold: f32,
+) -> Vec<Option<usize>> {
+    let mut order: Vec<usize> = (0..preds.len()).collect();
+    order.sort_by(|&a, &b| preds[b].conf.total_cmp(&preds[a].conf));
+    let mut claimed = vec![false; truths];
+    let mut out = vec![None; preds.len()];
+    for pi in order {
+        // First truth with the highest IoU among those not yet claimed.
+        let best = ious[pi]
+            .iter()
+            .enumerate()
+            .filter(|(ti, _)| !claimed[*ti])
+            .fold(None, |acc: Option<(usize, f32)>, (ti, &iou)| match acc {
+                Some((_, b)) if b >= iou => acc,
+                _ => Some((ti, iou)),
+            });
+        if let Some((ti, iou)) = best
+            && iou >= threshold
+            && iou > 0.0
+        {
+            out[pi] = Some(ti);
+            claimed[ti] = true;
+        }
+    }
+    out
 }
 
 /// Highest IoU first; each truth and each prediction is used at most once.

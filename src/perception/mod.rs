@@ -4,6 +4,7 @@ pub mod ascii_font;
 pub mod decode;
 pub mod detections;
 pub mod detector;
+pub mod eval_errors;
 pub mod letterbox;
 pub mod metrics;
 pub mod model_info;

@@ -53,7 +53,8 @@ pub fn draw_detections(img: &mut RgbImage, detections: &[Detection]) {
     }
 }
 
-fn draw_rect(img: &mut RgbImage, x1: u32, y1: u32, x2: u32, y2: u32, width: u32, c: Rgb<u8>) {
+/// A box outline `width` px thick; parts outside the image are skipped.
+pub fn draw_rect(img: &mut RgbImage, x1: u32, y1: u32, x2: u32, y2: u32, width: u32, c: Rgb<u8>) {
     for t in 0..width {
         for x in x1..=x2 {
             put(img, x, y1 + t, c);
