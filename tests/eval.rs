@@ -248,6 +248,48 @@ fn errors_name_a_dropped_label_as_background_and_an_invented_one_as_missed() {
     let sheet = image::open(dir.path().join("after/misses.png")).expect("png");
     assert_eq!(sheet.height(), 200);
 
+    // --errors-class keeps one class's records (the matching still sees every class).
+    let out = dir.path().join("diamond");
+    eval_json(
+        model,
+        dir.path(),
+        &[
+            "--errors",
+            &out.to_string_lossy(),
+            "--errors-class",
+            "diamond_ore",
+        ],
+    );
+    let only: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("errors.json")).expect("read"))
+            .expect("errors.json");
+    assert_eq!(only["classes"], serde_json::json!(["diamond_ore"]));
+    assert!(
+        only["false_positives"]
+            .as_array()
+            .expect("fps")
+            .iter()
+            .all(|f| f["class"] == "diamond_ore"),
+        "{only}"
+    );
+    assert_eq!(only["misses"].as_array().map(Vec::len), Some(1));
+    let out = binary()
+        .args(["eval", model])
+        .arg(dir.path())
+        .arg("--errors")
+        .arg(dir.path().join("x"))
+        .args(["--errors-class", "tree"])
+        .env("VISTAWISE_ORT_LIB", support::ort_lib())
+        .output()
+        .expect("run");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--errors-class \"tree\" is not a class of the model")
+            && err.contains("trunk"),
+        "{err}"
+    );
+
     // A file where the folder should be: a clear error naming it.
     let blocker = dir.path().join("a-file");
     std::fs::write(&blocker, "x").expect("write");

@@ -54,6 +54,10 @@ pub struct EvalArgs {
     /// largest misses); errors.json lists them all.
     #[arg(long, value_name = "N", default_value_t = 60, requires = "errors")]
     pub errors_sheet: usize,
+    /// Only these classes' false positives and misses in --errors (repeatable; the matching
+    /// still sees every class).
+    #[arg(long, value_name = "CLASS", requires = "errors")]
+    pub errors_class: Vec<String>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -131,10 +135,19 @@ pub fn run(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create the errors folder {}", dir.display()))?;
     }
+    let error_classes = args
+        .errors_class
+        .iter()
+        .map(|c| {
+            names.iter().position(|n| n == c).with_context(|| {
+                format!("--errors-class {c:?} is not a class of the model; its classes: {names:?}")
+            })
+        })
+        .collect::<Result<Vec<usize>>>()?;
     let mut errors = args
         .errors
         .as_ref()
-        .map(|_| super::eval_errors::ErrorCollector::new(conf, &names));
+        .map(|_| super::eval_errors::ErrorCollector::new(conf, &names, &error_classes));
     let bar = ProgressBar::new(split.samples.len() as u64);
     bar.set_style(
         ProgressStyle::with_template(

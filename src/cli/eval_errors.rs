@@ -72,6 +72,9 @@ struct ErrorsFile<'a> {
     conf: f32,
     match_iou: f32,
     background_iou: f32,
+    /// The classes listed (--errors-class); absent: all of them.
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    classes: &'a [String],
     images: u64,
     counts: BTreeMap<String, ClassCounts>,
     /// Most confident first.
@@ -91,6 +94,8 @@ pub struct Source<'a> {
 pub struct ErrorCollector {
     conf: f32,
     names: Vec<String>,
+    /// Only these class ids are listed; empty: every class.
+    only: Vec<usize>,
     images: u64,
     false_positives: Vec<FalsePositiveRecord>,
     misses: Vec<MissRecord>,
@@ -105,10 +110,11 @@ pub struct Summary {
 }
 
 impl ErrorCollector {
-    pub fn new(conf: f32, names: &[String]) -> Self {
+    pub fn new(conf: f32, names: &[String], only: &[usize]) -> Self {
         ErrorCollector {
             conf,
             names: names.to_vec(),
+            only: only.to_vec(),
             images: 0,
             false_positives: Vec::new(),
             misses: Vec::new(),
@@ -131,7 +137,10 @@ impl ErrorCollector {
             .filter(|p| p.conf >= self.conf)
             .copied()
             .collect();
-        let (fps, misses) = image_errors(&kept, truths);
+        let listed = |class_id: usize| self.only.is_empty() || self.only.contains(&class_id);
+        let (mut fps, mut misses) = image_errors(&kept, truths);
+        fps.retain(|f| listed(kept[f.prediction].class_id));
+        misses.retain(|m| listed(truths[m.truth].class_id));
         if !fps.is_empty() || !misses.is_empty() {
             self.truths.insert(image.to_path_buf(), truths.to_vec());
         }
@@ -210,6 +219,7 @@ impl ErrorCollector {
             conf: self.conf,
             match_iou: MATCH_IOU,
             background_iou: BACKGROUND_IOU,
+            classes: &self.only.iter().map(|&c| self.name(c)).collect::<Vec<_>>(),
             images: self.images,
             counts,
             false_positives: &self.false_positives,
