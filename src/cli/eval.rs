@@ -130,11 +130,6 @@ pub fn run(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
         Method::Ultralytics => ApMethod::Ultralytics,
     };
     let mut evaluator = Evaluator::new(names.len(), conf, method);
-    if let Some(dir) = &args.errors {
-        // Before the run, so that a bad path fails at once and not after every image.
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create the errors folder {}", dir.display()))?;
-    }
     let error_classes = args
         .errors_class
         .iter()
@@ -144,6 +139,11 @@ pub fn run(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
             })
         })
         .collect::<Result<Vec<usize>>>()?;
+    if let Some(dir) = &args.errors {
+        // Before the run, so that a bad path fails at once and not after every image.
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create the errors folder {}", dir.display()))?;
+    }
     let mut errors = args
         .errors
         .as_ref()
