@@ -82,6 +82,19 @@ fn eval_json(model: &str, dataset: &Path, extra: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).expect("json report")
 }
 
+/// Runs `eval` expecting it to fail; returns what it printed on stderr.
+fn eval_failure(model: &str, dataset: &Path, extra: &[&str]) -> String {
+    let out = binary()
+        .args(["eval", model])
+        .arg(dataset)
+        .args(extra)
+        .env("VISTAWISE_ORT_LIB", support::ort_lib())
+        .output()
+        .expect("run eval");
+    assert!(!out.status.success(), "eval {extra:?} succeeded");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 #[test]
 fn every_drawn_object_found_gives_ap50_one_per_class() {
     let dir = tempfile::tempdir().expect("temp");
@@ -155,25 +168,12 @@ fn only_keeps_the_images_whose_name_matches() {
     // Without --only the key is absent from the report.
     assert!(eval_json(model, dir.path(), &[]).get("only").is_none());
 
-    let run = |pattern: &str| {
-        binary()
-            .args(["eval", model])
-            .arg(dir.path())
-            .args(["--only", pattern])
-            .env("VISTAWISE_ORT_LIB", support::ort_lib())
-            .output()
-            .expect("run")
-    };
-    let none = run("nothing_*");
-    assert!(!none.status.success());
-    let err = String::from_utf8_lossy(&none.stderr);
+    let err = eval_failure(model, dir.path(), &["--only", "nothing_*"]);
     assert!(
         err.contains("no image of the 4") && err.contains("nothing_*"),
         "{err}"
     );
-    let bad = run("[wide");
-    assert!(!bad.status.success());
-    let err = String::from_utf8_lossy(&bad.stderr);
+    let err = eval_failure(model, dir.path(), &["--only", "[wide"]);
     assert!(err.contains("--only \"[wide\" is not a glob"), "{err}");
 }
 
@@ -273,17 +273,12 @@ fn errors_name_a_dropped_label_as_background_and_an_invented_one_as_missed() {
         "{only}"
     );
     assert_eq!(only["misses"].as_array().map(Vec::len), Some(1));
-    let out = binary()
-        .args(["eval", model])
-        .arg(dir.path())
-        .arg("--errors")
-        .arg(dir.path().join("x"))
-        .args(["--errors-class", "tree"])
-        .env("VISTAWISE_ORT_LIB", support::ort_lib())
-        .output()
-        .expect("run");
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let x = dir.path().join("x");
+    let err = eval_failure(
+        model,
+        dir.path(),
+        &["--errors", &x.to_string_lossy(), "--errors-class", "tree"],
+    );
     assert!(
         err.contains("--errors-class \"tree\" is not a class of the model")
             && err.contains("trunk"),
@@ -293,16 +288,7 @@ fn errors_name_a_dropped_label_as_background_and_an_invented_one_as_missed() {
     // A file where the folder should be: a clear error naming it.
     let blocker = dir.path().join("a-file");
     std::fs::write(&blocker, "x").expect("write");
-    let out = binary()
-        .args(["eval", model])
-        .arg(dir.path())
-        .arg("--errors")
-        .arg(&blocker)
-        .env("VISTAWISE_ORT_LIB", support::ort_lib())
-        .output()
-        .expect("run");
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = eval_failure(model, dir.path(), &["--errors", &blocker.to_string_lossy()]);
     assert!(
         err.contains("cannot create the errors folder") && err.contains("a-file"),
         "{err}"
@@ -317,15 +303,11 @@ fn broken_label_line_is_named_with_file_and_line() {
     let text = std::fs::read_to_string(&label).expect("read") + "0 0.5 0.5\n";
     let lines = text.lines().count();
     std::fs::write(&label, text).expect("write");
-    let out = binary()
-        .args(["eval", "tests/fixtures/detector/tiny-raw.onnx"])
-        .arg(dir.path())
-        .args(["--split", "val"])
-        .env("VISTAWISE_ORT_LIB", support::ort_lib())
-        .output()
-        .expect("run");
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = eval_failure(
+        "tests/fixtures/detector/tiny-raw.onnx",
+        dir.path(),
+        &["--split", "val"],
+    );
     assert!(err.contains(&format!("portrait.txt:{lines}")), "{err}");
 }
 
@@ -335,18 +317,8 @@ fn dataset_classes_must_match_the_model() {
     let mut names = class_names();
     names.swap(0, 1);
     dataset_from_fixture_truth(dir.path(), &names);
-    let out = binary()
-        .args(["eval", "tests/fixtures/detector/tiny-raw.onnx"])
-        .arg(dir.path())
-        .env("VISTAWISE_ORT_LIB", support::ort_lib())
-        .output()
-        .expect("run");
-    assert!(!out.status.success());
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("do not match the model"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let err = eval_failure("tests/fixtures/detector/tiny-raw.onnx", dir.path(), &[]);
+    assert!(err.contains("do not match the model"), "{err}");
 }
 
 #[test]

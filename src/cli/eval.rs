@@ -139,15 +139,19 @@ pub fn run(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
             })
         })
         .collect::<Result<Vec<usize>>>()?;
-    if let Some(dir) = &args.errors {
-        // Before the run, so that a bad path fails at once and not after every image.
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create the errors folder {}", dir.display()))?;
-    }
-    let mut errors = args
-        .errors
-        .as_ref()
-        .map(|_| super::eval_errors::ErrorCollector::new(conf, &names, &error_classes));
+    let mut errors = match &args.errors {
+        Some(dir) => {
+            // Before the run, so that a bad path fails at once and not after every image.
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create the errors folder {}", dir.display()))?;
+            Some(super::eval_errors::ErrorCollector::new(
+                conf,
+                &names,
+                &error_classes,
+            ))
+        }
+        None => None,
+    };
     let bar = ProgressBar::new(split.samples.len() as u64);
     bar.set_style(
         ProgressStyle::with_template(

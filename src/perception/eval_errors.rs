@@ -1,7 +1,7 @@
 //! What a detector gets wrong on one image, box by box: the false positives and misses behind
 //! its precision and recall, each with a reason, for `vistawise eval --errors`.
 //!
-//! The matching is the one precision and recall use (`metrics::claims` at IoU 0.5 among the
+//! The matching is the one precision and recall use (`metrics::Matching::claims` at IoU 0.5 among the
 //! predictions kept at the chosen confidence), so the counts here add up to the report's. The
 //! kinds follow the error types of TIDE (Bolya et al., ECCV 2020), simplified to what a reader
 //! of one box needs: was something labelled there at all?
@@ -9,7 +9,7 @@
 use serde::Serialize;
 
 use super::decode::iou;
-use super::metrics::{Scored, Truth, claims, same_class_ious};
+use super::metrics::{Matching, Scored, Truth};
 
 /// IoU at which a prediction counts as finding a truth (AP50, precision and recall).
 pub const MATCH_IOU: f32 = 0.5;
@@ -74,8 +74,9 @@ pub struct Miss {
 /// The false positives and misses of one image. `kept` are the predictions at or above the
 /// chosen confidence.
 pub fn image_errors(kept: &[Scored], truths: &[Truth]) -> (Vec<FalsePositive>, Vec<Miss>) {
-    let ious = same_class_ious(kept, truths);
-    let claimed_by = claims(kept, &ious, truths.len(), MATCH_IOU);
+    let matching = Matching::new(kept, truths);
+    let claimed_by = matching.claims(MATCH_IOU);
+    let ious = &matching.ious;
     let mut false_positives = Vec::new();
     for (pi, p) in kept.iter().enumerate() {
         if claimed_by[pi].is_some() {

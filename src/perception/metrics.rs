@@ -244,68 +244,75 @@ pub fn match_predictions<const N: usize>(
     truths: &[Truth],
     thresholds: &[f32; N],
 ) -> Vec<[bool; N]> {
-    let ious = same_class_ious(preds, truths);
+    let matching = Matching::new(preds, truths);
     let mut correct = vec![[false; N]; preds.len()];
     for (k, &threshold) in thresholds.iter().enumerate() {
-        for (pi, claim) in claims(preds, &ious, truths.len(), threshold)
-            .into_iter()
-            .enumerate()
-        {
+        for (pi, claim) in matching.claims(threshold).into_iter().enumerate() {
             correct[pi][k] = claim.is_some();
         }
     }
     correct
 }
 
-/// `ious[prediction][truth]`: their IoU when the classes agree, else 0.
-pub(crate) fn same_class_ious(preds: &[Scored], truths: &[Truth]) -> Vec<Vec<f32>> {
-    preds
-        .iter()
-        .map(|p| {
-            truths
-                .iter()
-                .map(|t| {
-                    if t.class_id == p.class_id {
-                        super::decode::iou(&t.xyxy, &p.xyxy)
-                    } else {
-                        0.0
-                    }
-                })
-                .collect()
-        })
-        .collect()
+/// What the matching needs of one image, computed once for every IoU threshold.
+pub(crate) struct Matching {
+    /// Prediction indices, most confident first.
+    order: Vec<usize>,
+    /// `ious[prediction][truth]`: their IoU when the classes agree, else 0.
+    pub(crate) ious: Vec<Vec<f32>>,
+    truths: usize,
 }
 
-/// Which truth each prediction claims at one IoU threshold (see [`match_predictions`]).
-pub(crate) fn claims(
-    preds: &[Scored],
-    ious: &[Vec<f32>],
-    truths: usize,
-    threshold: f32,
-) -> Vec<Option<usize>> {
-    let mut order: Vec<usize> = (0..preds.len()).collect();
-    order.sort_by(|&a, &b| preds[b].conf.total_cmp(&preds[a].conf));
-    let mut claimed = vec![false; truths];
-    let mut out = vec![None; preds.len()];
-    for pi in order {
-        // First truth with the highest IoU among those not yet claimed.
-        let best = ious[pi]
+impl Matching {
+    pub(crate) fn new(preds: &[Scored], truths: &[Truth]) -> Self {
+        let mut order: Vec<usize> = (0..preds.len()).collect();
+        order.sort_by(|&a, &b| preds[b].conf.total_cmp(&preds[a].conf));
+        let ious = preds
             .iter()
-            .enumerate()
-            .filter(|(ti, _)| !claimed[*ti])
-            .fold(None, |acc: Option<(usize, f32)>, (ti, &iou)| match acc {
-                Some((_, b)) if b >= iou => acc,
-                _ => Some((ti, iou)),
-            });
-        if let Some((ti, iou)) = best
-            && iou >= threshold
-            && iou > 0.0
-        {
-            out[pi] = Some(ti);
-            claimed[ti] = true;
+            .map(|p| {
+                truths
+                    .iter()
+                    .map(|t| {
+                        if t.class_id == p.class_id {
+                            super::decode::iou(&t.xyxy, &p.xyxy)
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        Matching {
+            order,
+            ious,
+            truths: truths.len(),
         }
     }
-    out
+
+    /// Which truth each prediction claims at one IoU threshold (see [`match_predictions`]).
+    pub(crate) fn claims(&self, threshold: f32) -> Vec<Option<usize>> {
+        let mut claimed = vec![false; self.truths];
+        let mut out = vec![None; self.ious.len()];
+        for &pi in &self.order {
+            // First truth with the highest IoU among those not yet claimed.
+            let best = self.ious[pi]
+                .iter()
+                .enumerate()
+                .filter(|(ti, _)| !claimed[*ti])
+                .fold(None, |acc: Option<(usize, f32)>, (ti, &iou)| match acc {
+                    Some((_, b)) if b >= iou => acc,
+                    _ => Some((ti, iou)),
+                });
+            if let Some((ti, iou)) = best
+                && iou >= threshold
+                && iou > 0.0
+            {
+                out[pi] = Some(ti);
+                claimed[ti] = true;
+            }
+        }
+        out
+    }
 }
 
 /// Highest IoU first; each truth and each prediction is used at most once.
