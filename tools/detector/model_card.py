@@ -2,7 +2,8 @@
 """Writes a detector's model card, models/<name>.json, from what the pipeline already measured:
 
 - the export sidecar `<model>.onnx.export.json` (export.py): sha256, input size, export args,
-  tool versions, the training run's command, epochs and best val metrics;
+  tool versions, the training run's command, epochs and best val metrics; for an int8 model
+  (quantize.py) also its `quantization` section;
 - the dataset's `stats.json` (build_dataset.py): data sources and per-class counts per split;
 - `vistawise eval --json` reports (the project's own Rust runtime), one per split:
   val, the real held-out test split (reported once per released model), the synthetic test split.
@@ -98,6 +99,8 @@ def main() -> int:
         "data": data_section(args.stats),
         "training": sidecar.get("training"),
         "export": sidecar["export"],
+        # quantize.py's: the float source (file, sha256), settings, calibration frames, the check.
+        **({"quantization": sidecar["quantization"]} if "quantization" in sidecar else {}),
         "versions": sidecar["versions"],
         "evaluation": evaluations,
         "evaluated_with": "vistawise eval (the project's Rust runtime); AP is COCO-style 101-point",

@@ -18,7 +18,8 @@ Usage (from the repository root):
         --out .work/detector/minetest-detector-init.pt
     python tools/detector/train.py --data DATA.yaml --name ft --init-weights .work/detector/minetest-detector-init.pt
     # continuing a shipped model's training: calibrate its BatchNorms on training frames
-    python tools/detector/onnx_to_pt.py models/minecraft-detector.onnx --out .work/detector/mc-init.pt \
+    # (the float file: models/minecraft-detector.onnx itself is int8 since session 19)
+    python tools/detector/onnx_to_pt.py models/minecraft-detector-fp32.onnx --out .work/detector/mc-init.pt \
         --calibrate .work/detector/data/train/images
 """
 
@@ -70,6 +71,12 @@ def main(argv=None) -> int:
     meta = {p.key: p.value for p in proto.metadata_props}
     if "names" not in meta:
         print(f"onnx_to_pt: {src} has no Ultralytics 'names' metadata", file=sys.stderr)
+        return 2
+    if any(n.op_type == "DequantizeLinear" for n in proto.graph.node):
+        fp32 = src.with_name(src.stem + "-fp32" + src.suffix)
+        print(f"onnx_to_pt: {src} is quantized (int8, quantize.py): give the float model it was made from "
+              f"({fp32} for a shipped one; its .export.json names the source under quantization.source)",
+              file=sys.stderr)
         return 2
     names = ast.literal_eval(meta["names"])
     weights = {i.name: numpy_helper.to_array(i) for i in proto.graph.initializer}

@@ -62,6 +62,18 @@ class ModelCard(unittest.TestCase):
         self.assertEqual(run.returncode, 0, run.stderr)
         self.assertEqual((card["input_size_hw"], card["input_dynamic"]), ([640, 640], True))
 
+    def test_a_quantized_models_card_carries_the_quantization_and_a_float_ones_has_none(self):
+        run, card = self.card()
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertNotIn("quantization", card)
+        sidecar_path = self.dir / "det.onnx.export.json"
+        sidecar = json.loads(sidecar_path.read_text())
+        sidecar["quantization"] = {"source": {"file": "models/det-fp32.onnx", "sha256": "f" * 64}}
+        sidecar_path.write_text(json.dumps(sidecar))
+        run, card = self.card()
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertEqual(card["quantization"]["source"]["file"], "models/det-fp32.onnx")
+
     def test_an_eval_of_another_model_is_refused(self):
         report = {"model_sha256": "0" * 64}
         (self.dir / "val.json").write_text(json.dumps(report))
