@@ -1,6 +1,7 @@
 //! Detector stages on a 1280x720 frame at one thread: pre-process (letterbox), inference,
 //! post-process (decode + NMS + mapping back). Uses models/minecraft-detector.onnx when it exists,
-//! else the test fixture; VISTAWISE_BENCH_MODEL picks another file.
+//! else the test fixture; VISTAWISE_BENCH_MODEL picks another file, VISTAWISE_BENCH_INPUT_SIZE
+//! caps a dynamic model's input as `detector.input_size` does (e.g. 576).
 //!
 //!     cargo bench --bench detector
 
@@ -36,6 +37,15 @@ fn bench(c: &mut Criterion) {
     runtime::init(explicit.as_deref()).unwrap_or_else(|e| panic!("{e}"));
     let model = model_path(&root);
     let mut detector = Detector::load(&model, 1).unwrap_or_else(|e| panic!("{e}"));
+    if let Some(size) = std::env::var_os("VISTAWISE_BENCH_INPUT_SIZE") {
+        let size: u32 = size
+            .to_str()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("VISTAWISE_BENCH_INPUT_SIZE={size:?} is not a whole number"));
+        detector = detector
+            .with_input_size(size)
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
     let frame = frame_1280x720(&root);
     let opts = DetectOptions {
         confidence: 0.25,
