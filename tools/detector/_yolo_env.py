@@ -130,6 +130,19 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
+def read_export_sidecar(model: Path) -> tuple[dict, str]:
+    """The `<model>.export.json` that export.py (or quantize.py) wrote, and the model's sha256;
+    ValueError when it is missing or describes another file."""
+    path = Path(model).with_name(Path(model).name + ".export.json")
+    if not path.is_file():
+        raise ValueError(f"{path} is missing: export the model with tools/detector/export.py")
+    sidecar = json.loads(path.read_text())
+    digest = sha256_file(model)
+    if sidecar.get("sha256") != digest:
+        raise ValueError(f"{path} describes another file (sha256 {sidecar.get('sha256')} != {digest})")
+    return sidecar, digest
+
+
 def load_yaml(path: Path) -> dict:
     import yaml
 

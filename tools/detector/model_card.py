@@ -57,13 +57,10 @@ def main() -> int:
     ap.add_argument("--out", type=Path, help="default: the model path with .json")
     args = ap.parse_args()
 
-    sidecar_path = args.model.with_name(args.model.name + ".export.json")
-    if not sidecar_path.is_file():
-        sys.exit(f"{sidecar_path} is missing: export the model with tools/detector/export.py")
-    sidecar = json.loads(sidecar_path.read_text())
-    digest = env.sha256_file(args.model)
-    if sidecar.get("sha256") != digest:
-        sys.exit(f"{sidecar_path} describes another file (sha256 {sidecar.get('sha256')} != {digest})")
+    try:
+        sidecar, digest = env.read_export_sidecar(args.model)
+    except ValueError as e:
+        sys.exit(str(e))
 
     evaluations = {}
     for item in args.eval:

@@ -32,6 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _yolo_env as env  # noqa: E402
+from letterbox import PAD_VALUE, letterbox_file  # noqa: E402
 
 
 def parse_args(argv=None):
@@ -171,23 +172,17 @@ def main(argv=None) -> int:
 
 def calibration_batch(folder: Path, count: int, h: int, w: int):
     """COUNT frames evenly spread over FOLDER, letterboxed to H x W as the exporter's input ([N, 3, H, W], 0..1)."""
-    import cv2
     import numpy as np
 
     files = sorted(p for p in folder.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png"))
     if not files:
         return None
     picks = [files[round(i * (len(files) - 1) / max(count - 1, 1))] for i in range(min(count, len(files)))]
-    out = np.full((len(picks), 3, h, w), 114 / 255, np.float32)
+    out = np.full((len(picks), 3, h, w), PAD_VALUE / 255, np.float32)
     for k, p in enumerate(picks):
-        im = cv2.imread(str(p))
-        if im is None:
-            continue
-        r = min(h / im.shape[0], w / im.shape[1])
-        nh, nw = round(im.shape[0] * r), round(im.shape[1] * r)
-        im = cv2.resize(im, (nw, nh), interpolation=cv2.INTER_LINEAR)[:, :, ::-1]
-        top, left = (h - nh) // 2, (w - nw) // 2
-        out[k, :, top : top + nh, left : left + nw] = im.transpose(2, 0, 1) / 255.0
+        frame = letterbox_file(p, h, w)
+        if frame is not None:
+            out[k] = frame
     return out
 
 

@@ -34,7 +34,6 @@ calibration frames, float nodes, check), so model_card.py writes the card as for
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import re
 import sys
@@ -43,10 +42,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _yolo_env as env  # noqa: E402
+from letterbox import letterbox_file  # noqa: E402
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
 SCORE_FLOOR = 0.25  # anchors the float model scores at least this (vistawise's default detector.conf)
-PAD_VALUE = 114
 # The Detect head's feature convolutions (cv2.i.0/1 for boxes, cv3.i.0/1 for classes) are quantized;
 # everything else in the head (its last 1x1 convs, DFL, decoding, concat) stays float.
 HEAD_FEATURE = re.compile(r"/cv[23]\.\d+/cv[23]\.\d+\.[01]/")
@@ -120,27 +119,12 @@ def pick_frames(images_dir: Path, count: int, check: int, seed: int) -> tuple[li
     return chosen[:count], chosen[count:]
 
 
-def letterbox(image, height: int, width: int):
-    """HWC uint8 RGB -> [1, 3, height, width] float32 in [0, 1], aspect kept, centred, grey padding."""
-    import cv2
-    import numpy as np
-
-    h, w = image.shape[:2]
-    scale = min(height / h, width / w)
-    new_w, new_h = round(w * scale), round(h * scale)
-    canvas = np.full((height, width, 3), PAD_VALUE, dtype=np.uint8)
-    top, left = (height - new_h) // 2, (width - new_w) // 2
-    canvas[top:top + new_h, left:left + new_w] = cv2.resize(image, (new_w, new_h), interpolation=cv2.INTER_LINEAR)
-    return (canvas.astype(np.float32) / 255.0).transpose(2, 0, 1)[None]
-
-
 def load_frame(path: Path, height: int, width: int):
-    import cv2
-
-    bgr = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    if bgr is None:
+    """[1, 3, height, width] float32, as vistawise feeds the network."""
+    frame = letterbox_file(path, height, width)
+    if frame is None:
         raise QuantizeError(f"{path}: not a readable image")
-    return letterbox(cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB), height, width)
+    return frame[None]
 
 
 class Frames:
@@ -225,15 +209,12 @@ def main(argv=None) -> int:
 def run(args) -> int:
     import onnx
 
-    sidecar_path = args.model.with_name(args.model.name + ".export.json")
     if not args.model.is_file():
         raise QuantizeError(f"{args.model}: no such file")
-    if not sidecar_path.is_file():
-        raise QuantizeError(f"{sidecar_path} is missing: quantize a model exported by export.py")
-    sidecar = json.loads(sidecar_path.read_text())
-    source_sha = env.sha256_file(args.model)
-    if sidecar.get("sha256") != source_sha:
-        raise QuantizeError(f"{sidecar_path} describes another file (sha256 {sidecar.get('sha256')} != {source_sha})")
+    try:
+        sidecar, source_sha = env.read_export_sidecar(args.model)
+    except ValueError as e:
+        raise QuantizeError(str(e)) from e
     if "quantization" in sidecar:
         raise QuantizeError(f"{args.model} is already quantized")
     if args.out.resolve() == args.model.resolve():
@@ -242,7 +223,8 @@ def run(args) -> int:
     model = onnx.load(str(args.model), load_external_data=False)
     input_name = model.graph.input[0].name
     height, width = sidecar["export"]["imgsz_hw"]
-    keep_float = float_nodes([n.name for n in model.graph.node], parse_blocks(args.float_blocks))
+    float_blocks = parse_blocks(args.float_blocks)
+    keep_float = float_nodes([n.name for n in model.graph.node], float_blocks)
 
     calib_files, check_files = pick_frames(args.data / args.split / "images", args.images, args.check_images, args.seed)
     print(f"quantize: {len(calib_files)} calibration frames from {env.rel(args.data / args.split)}, "
@@ -260,7 +242,8 @@ def run(args) -> int:
 
     import onnxruntime
 
-    sidecar.update(file=args.out.name, sha256=digest, size_bytes=args.out.stat().st_size)
+    size = args.out.stat().st_size
+    sidecar.update(file=args.out.name, sha256=digest, size_bytes=size)
     sidecar["quantization"] = {
         "command": ["python", "tools/detector/quantize.py", *argv_for_record(args.argv)],
         "source": {"file": env.rel(args.model), "sha256": source_sha},
@@ -268,13 +251,13 @@ def run(args) -> int:
         "activations": "uint8", "weights": "int8 per channel, reduce_range (7-bit)",
         "calibration": {"method": args.method, "split": args.split, "dataset": env.rel(args.data),
                         "seed": args.seed, "frames": [p.name for p in calib_files], "input_hw": [height, width]},
-        "float_blocks": parse_blocks(args.float_blocks),
+        "float_blocks": float_blocks,
         "float_nodes": len(keep_float),
         "check": {**result, "frames_used": [p.name for p in check_files]},
         "onnxruntime": onnxruntime.__version__,
     }  # fmt: skip
     env.atomic_write_json(args.out.with_name(args.out.name + ".export.json"), sidecar)
-    print(f"quantize: wrote {args.out} ({args.out.stat().st_size} bytes); class scores within "
+    print(f"quantize: wrote {args.out} ({size} bytes); class scores within "
           f"{result['mean_abs_score_difference']:.4f} (mean) of the float model's on {result['anchors']} anchors",
           file=sys.stderr)
     return 0
