@@ -12,16 +12,13 @@ import unittest
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-try:
-    import numpy as np
-    import onnx
-    import onnxruntime as ort
-    from onnx import TensorProto, helper, numpy_helper
-except ImportError as e:  # a clear failure, never a silent skip
-    raise ImportError(
-        f"{e}: run with PYTHONPATH=.work/pydeps:.ort (scripts/fetch-minilm.sh and scripts/setup.sh install them)"
-    ) from e
+import _pydeps  # noqa: E402,F401  (a clear error when numpy / onnx / onnxruntime are missing)
+import numpy as np  # noqa: E402
+import onnx  # noqa: E402
+import onnxruntime as ort  # noqa: E402
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 import quantize  # noqa: E402
 
