@@ -143,6 +143,29 @@ class QuantizeStatic(unittest.TestCase):
         self.assertLess(np.abs(f - q).mean(), 0.02)
         self.assertGreater(np.abs(f - q).max(), 0.0)  # it is quantized, not the same graph
 
+    def test_percentile_one_frame_at_a_time_writes_onnxruntimes_own_bytes(self):
+        from onnxruntime.quantization import CalibrationMethod, quantize_static
+
+        rng = np.random.default_rng(2)
+        # Ranges grow frame by frame and the frames differ in size: bin edges taken from any one frame, or
+        # histograms merged the way onnxruntime merges batches, would give other thresholds.
+        frames = [rng.normal(0, 1 + i, (1, 3, 16, 16 + 8 * (i % 2))).astype(np.float32) for i in range(6)]
+        same_size = [f[..., :16] for f in frames]
+        with tempfile.TemporaryDirectory() as tmp:
+            src, ours, theirs = Path(tmp) / "f.onnx", Path(tmp) / "ours.onnx", Path(tmp) / "theirs.onnx"
+            two_conv_model(src)
+            keep = ["/model.2/Sigmoid"]
+            quantize.quantize(src, ours, "images", same_size, keep, "percentile")
+            quantize_static(str(src), str(theirs), quantize.Frames("images", same_size),
+                            calibrate_method=CalibrationMethod.Percentile, **quantize.static_settings(keep))  # fmt: skip
+            self.assertEqual(ours.read_bytes(), theirs.read_bytes())
+            self.assertEqual(sorted(p.name for p in Path(tmp).iterdir()), ["f.onnx", "ours.onnx", "theirs.onnx"])
+            # onnxruntime itself cannot stack frames of different sizes; one frame at a time can.
+            quantize.quantize(src, ours, "images", frames, keep, "percentile")
+            self.assertNotEqual(ours.read_bytes(), theirs.read_bytes())
+            graph = onnx.load(str(ours)).graph
+            self.assertIn("QuantizeLinear", {n.op_type for n in graph.node})
+
 
 class Command(unittest.TestCase):
     def test_a_model_without_its_export_sidecar_is_refused_and_nothing_is_written(self):
