@@ -296,6 +296,85 @@ fn errors_name_a_dropped_label_as_background_and_an_invented_one_as_missed() {
 }
 
 #[test]
+fn bootstrap_intervals_hold_the_point_values_and_follow_the_seed() {
+    let dir = tempfile::tempdir().expect("temp");
+    dataset_from_fixture_truth(dir.path(), &class_names());
+    let model = "tests/fixtures/detector/tiny-raw.onnx";
+    // Drop wide_16x9's trunk label: the model's confident trunk there becomes a false positive,
+    // so trunk AP50 is under 1 on the whole set and 1 on a resample without that image.
+    let label = dir.path().join("val/labels/wide_16x9.txt");
+    let text = std::fs::read_to_string(&label).expect("read");
+    assert!(text.starts_with("0 "), "the trunk is the first line");
+    let rest: Vec<&str> = text.lines().skip(1).collect();
+    std::fs::write(&label, rest.join("\n") + "\n").expect("write");
+
+    let args = ["--bootstrap", "300", "--bootstrap-seed", "5"];
+    let report = eval_json(model, dir.path(), &args);
+    let boot = &report["bootstrap"];
+    assert_eq!(boot["resamples"], 300);
+    assert_eq!(boot["seed"], 5);
+    assert_eq!(boot["level"], 0.95);
+    let classes = report["classes"].as_array().expect("classes");
+    let intervals = boot["classes"].as_array().expect("interval classes");
+    assert_eq!(intervals.len(), classes.len());
+    let num = |v: &Value| v.as_f64().expect("number");
+    for (c, i) in classes.iter().zip(intervals) {
+        assert_eq!(c["class_id"], i["class_id"]);
+        for key in ["ap50", "ap50_95"] {
+            let (low, high) = (num(&i[key]["low"]), num(&i[key]["high"]));
+            assert!(
+                low <= num(&c[key]) + 1e-12 && num(&c[key]) <= high + 1e-12,
+                "{c} {i}"
+            );
+        }
+    }
+    let trunk = (&classes[0], &intervals[0]);
+    assert_eq!(trunk.0["class"], "trunk");
+    assert!(num(&trunk.0["ap50"]) < 1.0, "{}", trunk.0);
+    assert_eq!(num(&trunk.1["ap50"]["high"]), 1.0, "{}", trunk.1);
+    assert!(
+        num(&trunk.1["ap50"]["low"]) < num(&trunk.0["ap50"]),
+        "{}",
+        trunk.1
+    );
+    // The same seed, the same intervals; another seed draws other resamples.
+    assert_eq!(eval_json(model, dir.path(), &args)["bootstrap"], *boot);
+    let other = eval_json(
+        model,
+        dir.path(),
+        &["--bootstrap", "300", "--bootstrap-seed", "6"],
+    );
+    assert_ne!(other["bootstrap"], *boot);
+    // Without the flag the report has no bootstrap key.
+    assert!(eval_json(model, dir.path(), &[]).get("bootstrap").is_none());
+
+    // The table shows each interval beside its AP.
+    let out = binary()
+        .args(["eval", model])
+        .arg(dir.path())
+        .args(args)
+        .env("VISTAWISE_ORT_LIB", support::ort_lib())
+        .output()
+        .expect("run eval");
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && table.contains("AP50 95% CI"),
+        "{table}"
+    );
+    let trunk_row = table
+        .lines()
+        .find(|l| l.starts_with("trunk "))
+        .expect("trunk row");
+    assert!(trunk_row.contains("-1.000"), "{trunk_row}");
+    assert!(table.contains("percentile bootstrap over the images, 300 resamples, seed 5"));
+
+    let err = eval_failure(model, dir.path(), &["--bootstrap", "1"]);
+    assert!(err.contains("--bootstrap"), "{err}");
+    let err = eval_failure(model, dir.path(), &["--bootstrap-seed", "3"]);
+    assert!(err.contains("--bootstrap"), "{err}");
+}
+
+#[test]
 fn broken_label_line_is_named_with_file_and_line() {
     let dir = tempfile::tempdir().expect("temp");
     dataset_from_fixture_truth(dir.path(), &class_names());

@@ -8,6 +8,7 @@ use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use vistawise::dataset::yolo;
+use vistawise::perception::bootstrap::{self, Interval};
 use vistawise::perception::metrics::{ApMethod, EvalReport, Evaluator, Scored, Truth};
 use vistawise::perception::{DetectOptions, Detector, runtime};
 
@@ -58,6 +59,13 @@ pub struct EvalArgs {
     /// still sees every class).
     #[arg(long, value_name = "CLASS", requires = "errors")]
     pub errors_class: Vec<String>,
+    /// Also give 95% confidence intervals of every AP from N bootstrap resamples of the images
+    /// (1000 is usual): how far the numbers could move on another draw of the same kind of frames.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..))]
+    pub bootstrap: Option<u32>,
+    /// Seed of the bootstrap draws (the same seed, the same intervals).
+    #[arg(long, value_name = "SEED", default_value_t = 0, requires = "bootstrap")]
+    pub bootstrap_seed: u64,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -189,7 +197,19 @@ pub fn run(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
         bar.inc(1);
     }
     bar.finish_and_clear();
-    let report = evaluator.report(&names);
+    let mut report = evaluator.report(&names);
+    if let Some(resamples) = args.bootstrap {
+        let bar = ProgressBar::new(u64::from(resamples));
+        bar.set_style(
+            ProgressStyle::with_template("bootstrap {bar:40} {pos}/{len} resamples  {elapsed}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        report.bootstrap =
+            bootstrap::bootstrap(&evaluator, resamples as usize, args.bootstrap_seed, || {
+                bar.inc(1)
+            });
+        bar.finish_and_clear();
+    }
     if let (Some(dir), Some(errors)) = (&args.errors, errors) {
         let source = super::eval_errors::Source {
             model: &args.model,
@@ -246,18 +266,57 @@ fn print_table(r: &EvalReport, images_dir: &std::path::Path, only: &[String]) {
             ApMethod::Ultralytics => "ultralytics",
         }
     );
+    // With --bootstrap: each AP's 95% interval beside it.
+    let span = |i: Option<Interval>| {
+        i.map(|i| format!(" {:>13}", format!("{:.3}-{:.3}", i.low, i.high)))
+            .unwrap_or_default()
+    };
+    let boot = r.bootstrap.as_ref();
+    let class_ci = |id: usize| boot.and_then(|b| b.classes.iter().find(|c| c.class_id == id));
+    let (ci50, ci5095) = match boot {
+        Some(b) => (
+            format!(" {:>13}", format!("AP50 {:.0}% CI", b.level * 100.0)),
+            format!(" {:>13}", "AP50-95 CI"),
+        ),
+        None => (String::new(), String::new()),
+    };
     println!(
-        "{:<22} {:>7} {:>9} {:>7} {:>7} {:>7} {:>9}",
+        "{:<22} {:>7} {:>9} {:>7} {:>7} {:>7}{ci50} {:>9}{ci5095}",
         "class", "images", "instances", "P", "R", "AP50", "AP50-95"
     );
     println!(
-        "{:<22} {:>7} {:>9} {:>7.3} {:>7.3} {:>7.3} {:>9.3}",
-        "all", r.images, r.instances, r.precision, r.recall, r.map50, r.map50_95
+        "{:<22} {:>7} {:>9} {:>7.3} {:>7.3} {:>7.3}{} {:>9.3}{}",
+        "all",
+        r.images,
+        r.instances,
+        r.precision,
+        r.recall,
+        r.map50,
+        span(boot.map(|b| b.map50)),
+        r.map50_95,
+        span(boot.map(|b| b.map50_95)),
     );
     for c in &r.classes {
+        let ci = class_ci(c.class_id);
         println!(
-            "{:<22} {:>7} {:>9} {:>7.3} {:>7.3} {:>7.3} {:>9.3}",
-            c.class, c.images, c.instances, c.precision, c.recall, c.ap50, c.ap50_95
+            "{:<22} {:>7} {:>9} {:>7.3} {:>7.3} {:>7.3}{} {:>9.3}{}",
+            c.class,
+            c.images,
+            c.instances,
+            c.precision,
+            c.recall,
+            c.ap50,
+            span(ci.map(|i| i.ap50)),
+            c.ap50_95,
+            span(ci.map(|i| i.ap50_95)),
+        );
+    }
+    if let Some(b) = boot {
+        println!(
+            "{:.0}% intervals: percentile bootstrap over the images, {} resamples, seed {}",
+            b.level * 100.0,
+            b.resamples,
+            b.seed
         );
     }
     // Confusion among the classes that occur (as truth or prediction), plus background.

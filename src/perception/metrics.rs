@@ -51,8 +51,10 @@ pub struct Evaluator {
     classes: usize,
     method: ApMethod,
     chosen_conf: f32,
-    /// (conf, class, true positive at each IoU threshold) for every prediction.
-    records: Vec<(f32, usize, [bool; 10])>,
+    /// Every prediction, in the order the images came.
+    records: Vec<Record>,
+    /// Per image, how many truths of each class it holds (classes it lacks left out).
+    image_instances: Vec<Vec<(usize, u64)>>,
     instances: Vec<u64>,
     images_with_class: Vec<u64>,
     /// At the chosen confidence and IoU 0.5: per class (tp, predictions).
@@ -60,6 +62,17 @@ pub struct Evaluator {
     /// `confusion[pred][truth]`, index `classes` is background.
     confusion: Vec<Vec<u64>>,
     images: u64,
+}
+
+/// One prediction as the AP curves see it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Record {
+    pub conf: f32,
+    pub class_id: usize,
+    /// True positive at each of [`IOU_THRESHOLDS`].
+    pub hits: [bool; 10],
+    /// Index of its image in the order [`Evaluator::add_image`] received them.
+    pub image: usize,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -90,6 +103,9 @@ pub struct EvalReport {
     /// `confusion[pred][truth]`; the last row/column is background.
     pub confusion: Vec<Vec<u64>>,
     pub class_names: Vec<String>,
+    /// Confidence intervals of the APs, when asked for ([`super::bootstrap`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bootstrap: Option<super::bootstrap::Bootstrap>,
 }
 
 impl Evaluator {
@@ -99,6 +115,7 @@ impl Evaluator {
             method,
             chosen_conf,
             records: Vec::new(),
+            image_instances: Vec::new(),
             instances: vec![0; classes],
             images_with_class: vec![0; classes],
             at_conf: vec![(0, 0); classes],
@@ -109,20 +126,29 @@ impl Evaluator {
 
     /// Adds one image's predictions (any confidence) and ground truth.
     pub fn add_image(&mut self, preds: &[Scored], truths: &[Truth]) {
+        let image = self.image_instances.len();
         self.images += 1;
-        let mut seen = vec![false; self.classes];
+        let mut counts = vec![0u64; self.classes];
         for t in truths {
             self.instances[t.class_id] += 1;
-            seen[t.class_id] = true;
+            counts[t.class_id] += 1;
         }
-        for (c, s) in seen.iter().enumerate() {
-            if *s {
+        let mut held = Vec::new();
+        for (c, &n) in counts.iter().enumerate() {
+            if n > 0 {
                 self.images_with_class[c] += 1;
+                held.push((c, n));
             }
         }
+        self.image_instances.push(held);
         let hits = match_predictions(preds, truths, &IOU_THRESHOLDS);
-        for (p, tp) in preds.iter().zip(hits) {
-            self.records.push((p.conf, p.class_id, tp));
+        for (p, hits) in preds.iter().zip(hits) {
+            self.records.push(Record {
+                conf: p.conf,
+                class_id: p.class_id,
+                hits,
+                image,
+            });
         }
         // Precision/recall at the chosen confidence: match again among the kept detections only,
         // so a low-confidence box cannot take a truth away from a kept one.
@@ -167,39 +193,39 @@ impl Evaluator {
         }
     }
 
+    /// Per image, in the order they came, its truths per class.
+    pub(crate) fn image_instances(&self) -> &[Vec<(usize, u64)>] {
+        &self.image_instances
+    }
+
+    pub(crate) fn method(&self) -> ApMethod {
+        self.method
+    }
+
+    pub(crate) fn classes(&self) -> usize {
+        self.classes
+    }
+
+    /// Each class's records, most confident first (ties keep the order the images came in).
+    pub(crate) fn ranked_by_class(&self) -> Vec<Vec<&Record>> {
+        let mut order: Vec<&Record> = self.records.iter().collect();
+        order.sort_by(|a, b| b.conf.total_cmp(&a.conf));
+        let mut by_class = vec![Vec::new(); self.classes];
+        for r in order {
+            by_class[r.class_id].push(r);
+        }
+        by_class
+    }
+
     pub fn report(&self, class_names: &[String]) -> EvalReport {
-        let mut order: Vec<usize> = (0..self.records.len()).collect();
-        order.sort_by(|&a, &b| self.records[b].0.total_cmp(&self.records[a].0));
+        let ranked = self.ranked_by_class();
         let mut classes = Vec::new();
-        for c in 0..self.classes {
+        for (c, records) in ranked.iter().enumerate() {
             let n_l = self.instances[c];
             if n_l == 0 {
                 continue;
             }
-            let mut aps = [0f64; 10];
-            let hits: Vec<&[bool; 10]> = order
-                .iter()
-                .map(|&i| &self.records[i])
-                .filter(|r| r.1 == c)
-                .map(|r| &r.2)
-                .collect();
-            if !hits.is_empty() {
-                for (j, ap) in aps.iter_mut().enumerate() {
-                    let (mut tp, mut fp) = (0f64, 0f64);
-                    let mut recall = Vec::with_capacity(hits.len());
-                    let mut precision = Vec::with_capacity(hits.len());
-                    for h in &hits {
-                        if h[j] {
-                            tp += 1.0;
-                        } else {
-                            fp += 1.0;
-                        }
-                        recall.push(tp / (n_l as f64 + 1e-16));
-                        precision.push(tp / (tp + fp));
-                    }
-                    *ap = average_precision(&recall, &precision, self.method);
-                }
-            }
+            let aps = class_aps(records.iter().map(|r| &r.hits), n_l, self.method);
             let (tp, np) = self.at_conf[c];
             classes.push(ClassMetrics {
                 class_id: c,
@@ -232,8 +258,38 @@ impl Evaluator {
             classes,
             confusion: self.confusion.clone(),
             class_names: class_names.to_vec(),
+            bootstrap: None,
         }
     }
+}
+
+/// AP at each IoU threshold of one class: `hits` are its predictions' true-positive flags, most
+/// confident first; `instances` its truths (> 0). A class with no prediction scores 0.
+pub(crate) fn class_aps<'a>(
+    hits: impl Iterator<Item = &'a [bool; 10]> + Clone,
+    instances: u64,
+    method: ApMethod,
+) -> [f64; 10] {
+    let mut aps = [0f64; 10];
+    if hits.clone().next().is_none() {
+        return aps;
+    }
+    for (j, ap) in aps.iter_mut().enumerate() {
+        let (mut tp, mut fp) = (0f64, 0f64);
+        let mut recall = Vec::new();
+        let mut precision = Vec::new();
+        for h in hits.clone() {
+            if h[j] {
+                tp += 1.0;
+            } else {
+                fp += 1.0;
+            }
+            recall.push(tp / (instances as f64 + 1e-16));
+            precision.push(tp / (tp + fp));
+        }
+        *ap = average_precision(&recall, &precision, method);
+    }
+    aps
 }
 
 /// For each prediction, whether it is a true positive at each IoU threshold: predictions in

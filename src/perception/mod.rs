@@ -1,6 +1,7 @@
 //! Perception: the YOLO detector (ONNX Runtime) and what its boxes mean for the agent.
 
 pub mod ascii_font;
+pub mod bootstrap;
 pub mod decode;
 pub mod detections;
 pub mod detector;
