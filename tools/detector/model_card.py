@@ -8,10 +8,10 @@
 - `vistawise eval --json` reports (the project's own Rust runtime), one per split:
   val, the real held-out test split (reported once per released model), the synthetic test split.
 
-Usage (repository root):
-    ./target/debug/vistawise eval models/minecraft-detector.onnx .work/detector/data --split val --json > val.json
-    ./target/debug/vistawise eval models/minecraft-detector.onnx ../shared/datasets/minecraft-real --split test --json > test-real.json
-    ./target/debug/vistawise eval models/minecraft-detector.onnx .work/detector/data --split test --json > test-synth.json
+Usage (repository root; --bootstrap 1000 puts each AP's 95% interval on the card beside it):
+    ./target/debug/vistawise eval models/minecraft-detector.onnx .work/detector/data --split val --bootstrap 1000 --json > val.json
+    ./target/debug/vistawise eval models/minecraft-detector.onnx ../shared/datasets/minecraft-real --split test --bootstrap 1000 --json > test-real.json
+    ./target/debug/vistawise eval models/minecraft-detector.onnx .work/detector/data --split test --bootstrap 1000 --json > test-synth.json
     python tools/detector/model_card.py models/minecraft-detector.onnx --stats .work/detector/data/stats.json \
         --eval val=val.json --eval test_real=test-real.json --eval test_synthetic=test-synth.json
 
@@ -30,10 +30,33 @@ import _yolo_env as env  # noqa: E402
 
 
 def per_class(report: dict) -> dict:
-    """Per-class numbers of a `vistawise eval --json` report, keyed by class name."""
+    """Per-class numbers of a `vistawise eval --json` report, keyed by class name; with the 95%
+    intervals (`ap50_ci`, `ap50_95_ci`: [low, high]) when it was run with --bootstrap."""
+    intervals = {c["class_id"]: c for c in (report.get("bootstrap") or {}).get("classes", [])}
+    out = {}
+    for c in report["classes"]:
+        row = {k: c[k] for k in ("instances", "images", "ap50", "ap50_95", "precision", "recall")}
+        if c["class_id"] in intervals:
+            ci = intervals[c["class_id"]]
+            row.update(ap50_ci=span(ci["ap50"]), ap50_95_ci=span(ci["ap50_95"]))
+        out[c["class"]] = row
+    return out
+
+
+def span(interval: dict) -> list:
+    return [interval["low"], interval["high"]]
+
+
+def bootstrap_section(report: dict) -> dict:
+    """The means' intervals and how they were drawn; empty without --bootstrap."""
+    b = report.get("bootstrap")
+    if not b:
+        return {}
     return {
-        c["class"]: {k: c[k] for k in ("instances", "images", "ap50", "ap50_95", "precision", "recall")}
-        for c in report["classes"]
+        "map50_ci": span(b["map50"]),
+        "map50_95_ci": span(b["map50_95"]),
+        "intervals": {"method": "percentile bootstrap over the images (vistawise eval --bootstrap)",
+                      "level": b["level"], "resamples": b["resamples"], "seed": b["seed"]},
     }
 
 
@@ -79,6 +102,7 @@ def main() -> int:
             "conf_for_precision_recall": report["conf"],
             "map50": report["map50"],
             "map50_95": report["map50_95"],
+            **bootstrap_section(report),
             "per_class": per_class(report),
         }
 

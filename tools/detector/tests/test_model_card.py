@@ -74,6 +74,28 @@ class ModelCard(unittest.TestCase):
         self.assertEqual(run.returncode, 0, run.stderr)
         self.assertEqual(card["quantization"]["source"]["file"], "models/det-fp32.onnx")
 
+    def test_bootstrap_intervals_go_beside_their_numbers_and_are_absent_without_them(self):
+        row = {"class_id": 0, "class": "tree", "instances": 3, "images": 2, "ap50": 0.5, "ap50_95": 0.3,
+               "precision": 1.0, "recall": 0.5}
+        report = {"model_sha256": self.sha, "dataset": "d", "split": "val", "images": 2, "instances": 3,
+                  "ap_method": "coco", "conf": 0.25, "map50": 0.5, "map50_95": 0.3, "classes": [row]}
+        (self.dir / "plain.json").write_text(json.dumps(report))
+        report["bootstrap"] = {"resamples": 1000, "seed": 0, "level": 0.95,
+                               "map50": {"low": 0.2, "high": 0.8}, "map50_95": {"low": 0.1, "high": 0.4},
+                               "classes": [{"class_id": 0, "resamples": 990, "ap50": {"low": 0.2, "high": 0.8},
+                                            "ap50_95": {"low": 0.1, "high": 0.4}}]}
+        (self.dir / "boot.json").write_text(json.dumps(report))
+        run, card = self.card("--eval", f"val={self.dir / 'plain.json'}", "--eval", f"test={self.dir / 'boot.json'}")
+        self.assertEqual(run.returncode, 0, run.stderr)
+        plain, boot = card["evaluation"]["val"], card["evaluation"]["test"]
+        self.assertNotIn("map50_ci", plain)
+        self.assertNotIn("ap50_ci", plain["per_class"]["tree"])
+        self.assertEqual((boot["map50_ci"], boot["map50_95_ci"]), ([0.2, 0.8], [0.1, 0.4]))
+        self.assertEqual(boot["intervals"]["resamples"], 1000)
+        self.assertEqual(boot["per_class"]["tree"]["ap50_ci"], [0.2, 0.8])
+        self.assertEqual(boot["per_class"]["tree"]["ap50_95_ci"], [0.1, 0.4])
+        self.assertEqual(boot["per_class"]["tree"]["ap50"], 0.5)
+
     def test_an_eval_of_another_model_is_refused(self):
         report = {"model_sha256": "0" * 64}
         (self.dir / "val.json").write_text(json.dumps(report))
