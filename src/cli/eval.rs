@@ -284,31 +284,41 @@ fn print_table(r: &EvalReport, images_dir: &std::path::Path, only: &[String]) {
         "{:<22} {:>7} {:>9} {:>7} {:>7} {:>7}{ci50} {:>9}{ci5095}",
         "class", "images", "instances", "P", "R", "AP50", "AP50-95"
     );
-    println!(
-        "{:<22} {:>7} {:>9} {:>7.3} {:>7.3} {:>7.3}{} {:>9.3}{}",
+    // One line: name, images, instances, (P, R), (AP50, interval), (AP50-95, interval).
+    type Ap = (f64, Option<Interval>);
+    let row =
+        |name: &str, images: u64, instances: u64, (p, rc): (f64, f64), ap50: Ap, ap50_95: Ap| {
+            let ((ap50, ci50), (ap50_95, ci50_95)) = (ap50, ap50_95);
+            println!(
+                "{:<22} {:>7} {:>9} {:>7.3} {:>7.3} {:>7.3}{} {:>9.3}{}",
+                name,
+                images,
+                instances,
+                p,
+                rc,
+                ap50,
+                span(ci50),
+                ap50_95,
+                span(ci50_95),
+            );
+        };
+    row(
         "all",
         r.images,
         r.instances,
-        r.precision,
-        r.recall,
-        r.map50,
-        span(boot.map(|b| b.map50)),
-        r.map50_95,
-        span(boot.map(|b| b.map50_95)),
+        (r.precision, r.recall),
+        (r.map50, boot.map(|b| b.map50)),
+        (r.map50_95, boot.map(|b| b.map50_95)),
     );
     for c in &r.classes {
         let ci = class_ci(c.class_id);
-        println!(
-            "{:<22} {:>7} {:>9} {:>7.3} {:>7.3} {:>7.3}{} {:>9.3}{}",
-            c.class,
+        row(
+            &c.class,
             c.images,
             c.instances,
-            c.precision,
-            c.recall,
-            c.ap50,
-            span(ci.map(|i| i.ap50)),
-            c.ap50_95,
-            span(ci.map(|i| i.ap50_95)),
+            (c.precision, c.recall),
+            (c.ap50, ci.map(|i| i.ap50)),
+            (c.ap50_95, ci.map(|i| i.ap50_95)),
         );
     }
     if let Some(b) = boot {
