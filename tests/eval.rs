@@ -375,6 +375,89 @@ fn bootstrap_intervals_hold_the_point_values_and_follow_the_seed() {
 }
 
 #[test]
+fn compare_gives_paired_differences_zero_for_the_same_model() {
+    let dir = tempfile::tempdir().expect("temp");
+    dataset_from_fixture_truth(dir.path(), &class_names());
+    let model = "tests/fixtures/detector/tiny-raw.onnx";
+    let boot = ["--bootstrap", "200"];
+    let num = |v: &Value| v.as_f64().expect("number");
+
+    // The same file twice: every difference and every interval is exactly 0.
+    let same = eval_json(
+        model,
+        dir.path(),
+        &[&boot[..], &["--compare", model]].concat(),
+    );
+    let compare = &same["compare"];
+    assert_eq!(compare["model_sha256"], same["model_sha256"]);
+    assert_eq!(compare["report"]["classes"], same["classes"]);
+    for i in compare["difference"]["classes"]
+        .as_array()
+        .expect("classes")
+    {
+        assert_eq!(
+            (num(&i["ap50"]["low"]), num(&i["ap50"]["high"])),
+            (0.0, 0.0),
+            "{i}"
+        );
+    }
+
+    // The dynamic-size export of the same weights sees other input sizes: its boxes differ a
+    // little, so AP50-95 may differ; each interval holds the whole set's difference.
+    let other = "tests/fixtures/detector/tiny-dyn.onnx";
+    let r = eval_json(
+        model,
+        dir.path(),
+        &[&boot[..], &["--compare", other]].concat(),
+    );
+    let theirs = r["compare"]["report"]["classes"]
+        .as_array()
+        .expect("classes");
+    let diffs = r["compare"]["difference"]["classes"]
+        .as_array()
+        .expect("classes");
+    let mine = r["classes"].as_array().expect("classes");
+    assert_eq!((mine.len(), theirs.len(), diffs.len()), (3, 3, 3));
+    let mut moved = false;
+    for ((m, t), d) in mine.iter().zip(theirs).zip(diffs) {
+        for key in ["ap50", "ap50_95"] {
+            let diff = num(&t[key]) - num(&m[key]);
+            let (low, high) = (num(&d[key]["low"]), num(&d[key]["high"]));
+            assert!(
+                low <= diff + 1e-12 && diff <= high + 1e-12,
+                "{key}: {diff} {d}"
+            );
+            moved |= diff != 0.0;
+        }
+    }
+    assert!(
+        moved,
+        "the two exports give the same APs: the test compares nothing"
+    );
+
+    let out = binary()
+        .args(["eval", model])
+        .arg(dir.path())
+        .args(["--bootstrap", "200", "--compare", other])
+        .env("VISTAWISE_ORT_LIB", support::ort_lib())
+        .output()
+        .expect("run eval");
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        table.contains("tiny-dyn.onnx minus tests/fixtures/detector/tiny-raw.onnx: AP differences"),
+        "{table}"
+    );
+
+    let err = eval_failure(model, dir.path(), &["--compare", other]);
+    assert!(err.contains("--bootstrap"), "{err}");
+}
+
+#[test]
 fn broken_label_line_is_named_with_file_and_line() {
     let dir = tempfile::tempdir().expect("temp");
     dataset_from_fixture_truth(dir.path(), &class_names());

@@ -13,6 +13,7 @@ use vistawise::perception::metrics::{ApMethod, EvalReport, Evaluator, Scored, Tr
 use vistawise::perception::{DetectOptions, Detector, runtime};
 
 use super::AppContext;
+use super::eval_compare::{self, Comparison};
 
 #[derive(Args)]
 pub struct EvalArgs {
@@ -66,6 +67,10 @@ pub struct EvalArgs {
     /// Seed of the bootstrap draws (the same seed, the same intervals).
     #[arg(long, value_name = "SEED", default_value_t = 0, requires = "bootstrap")]
     pub bootstrap_seed: u64,
+    /// Also run this second detector on the same images and give, per class, the difference of
+    /// its APs from MODEL's with a 95% paired-bootstrap interval (needs --bootstrap).
+    #[arg(long, value_name = "OTHER_MODEL", requires = "bootstrap")]
+    pub compare: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -86,6 +91,8 @@ struct JsonReport<'a> {
     nms_iou: f32,
     #[serde(flatten)]
     report: &'a EvalReport,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    compare: Option<&'a Comparison<'a>>,
 }
 
 pub fn run(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
@@ -118,6 +125,23 @@ pub fn run(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
     let mut detector = Detector::load(&args.model, ctx.config().detector.threads)?
         .with_input_size(ctx.config().detector.input_size)?;
     let names = detector.info().class_names.clone();
+    let mut other = match &args.compare {
+        Some(path) => {
+            let other = Detector::load(path, ctx.config().detector.threads)?
+                .with_input_size(ctx.config().detector.input_size)?;
+            if other.info().class_names != names {
+                bail!(
+                    "--compare {}: its classes differ from {}'s (ids must mean the same class):\n  \
+                     {:?}\n  {names:?}",
+                    path.display(),
+                    args.model.display(),
+                    other.info().class_names
+                );
+            }
+            Some(other)
+        }
+        None => None,
+    };
     if let Some(data_names) = &split.class_names
         && data_names != &names
     {
@@ -138,6 +162,7 @@ pub fn run(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
         Method::Ultralytics => ApMethod::Ultralytics,
     };
     let mut evaluator = Evaluator::new(names.len(), conf, method);
+    let mut other_evaluator = Evaluator::new(names.len(), conf, method);
     let error_classes = args
         .errors_class
         .iter()
@@ -179,18 +204,11 @@ pub fn run(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
                 xyxy: l.to_xyxy(frame.width(), frame.height()),
             })
             .collect();
-        let (found, _) = detector
-            .detect(&frame, &opts)
-            .with_context(|| format!("detection failed on {}", sample.image.display()))?;
-        let preds: Vec<Scored> = found
-            .iter()
-            .map(|d| Scored {
-                class_id: d.class_id,
-                conf: d.conf,
-                xyxy: d.xyxy,
-            })
-            .collect();
+        let preds = scored(&mut detector, &frame, &opts, &sample.image)?;
         evaluator.add_image(&preds, &truths);
+        if let Some(other) = other.as_mut() {
+            other_evaluator.add_image(&scored(other, &frame, &opts, &sample.image)?, &truths);
+        }
         if let Some(errors) = errors.as_mut() {
             errors.add(&sample.image, &preds, &truths);
         }
@@ -210,6 +228,17 @@ pub fn run(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
             });
         bar.finish_and_clear();
     }
+    let comparison = match (&args.compare, args.bootstrap) {
+        (Some(path), Some(resamples)) => Some(eval_compare::compare(
+            path,
+            &evaluator,
+            &other_evaluator,
+            &names,
+            resamples as usize,
+            args.bootstrap_seed,
+        )?),
+        _ => None,
+    };
     if let (Some(dir), Some(errors)) = (&args.errors, errors) {
         let source = super::eval_errors::Source {
             model: &args.model,
@@ -241,12 +270,36 @@ pub fn run(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
             min_conf: args.min_conf,
             nms_iou: args.nms_iou,
             report: &report,
+            compare: comparison.as_ref(),
         };
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
         print_table(&report, &split.images_dir, &args.only);
+        if let Some(c) = &comparison {
+            eval_compare::print_table(&report, &args.model, c);
+        }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// One detector's boxes on a frame, as the metrics take them.
+fn scored(
+    detector: &mut Detector,
+    frame: &image::RgbImage,
+    opts: &DetectOptions,
+    image: &std::path::Path,
+) -> Result<Vec<Scored>> {
+    let (found, _) = detector
+        .detect(frame, opts)
+        .with_context(|| format!("detection failed on {}", image.display()))?;
+    Ok(found
+        .iter()
+        .map(|d| Scored {
+            class_id: d.class_id,
+            conf: d.conf,
+            xyxy: d.xyxy,
+        })
+        .collect())
 }
 
 fn print_table(r: &EvalReport, images_dir: &std::path::Path, only: &[String]) {

@@ -8,6 +8,7 @@ mod dataset;
 mod detect;
 mod doctor;
 mod eval;
+mod eval_compare;
 mod eval_errors;
 mod kg;
 mod memory;

@@ -51,18 +51,51 @@ pub fn bootstrap(
     evaluator: &Evaluator,
     resamples: usize,
     seed: u64,
-    mut on_resample: impl FnMut(),
+    on_resample: impl FnMut(),
 ) -> Option<Bootstrap> {
-    let images = evaluator.image_instances();
-    if images.is_empty() || resamples == 0 {
+    let drawn = resample(&[evaluator], resamples, seed, on_resample)?;
+    Some(summarise(&drawn, resamples, seed, |aps| aps[0]))
+}
+
+/// Intervals of the difference `other - evaluator` of each AP, both read on the same resamples
+/// (a paired bootstrap: the frames both detectors found hard stay in or out together, so a
+/// difference can be clear where the two intervals of [`bootstrap`] overlap). Both evaluators
+/// must have seen the same images with the same truths, in the same order; None otherwise, and
+/// as [`bootstrap`] does.
+pub fn compare(
+    evaluator: &Evaluator,
+    other: &Evaluator,
+    resamples: usize,
+    seed: u64,
+    on_resample: impl FnMut(),
+) -> Option<Bootstrap> {
+    let drawn = resample(&[evaluator, other], resamples, seed, on_resample)?;
+    Some(summarise(&drawn, resamples, seed, |aps| {
+        (aps[1].0 - aps[0].0, aps[1].1 - aps[0].1)
+    }))
+}
+
+/// One resample: each class holding a truth in it, with each evaluator's (AP50, AP50-95).
+type Resample = Vec<(usize, Vec<(f64, f64)>)>;
+
+fn resample(
+    evaluators: &[&Evaluator],
+    resamples: usize,
+    seed: u64,
+    mut on_resample: impl FnMut(),
+) -> Option<Vec<Resample>> {
+    let images = evaluators.first()?.image_instances();
+    let same = evaluators
+        .iter()
+        .all(|e| e.image_instances() == images && e.classes() == evaluators[0].classes());
+    if images.is_empty() || resamples == 0 || !same {
         return None;
     }
-    let classes = evaluator.classes();
-    let ranked = evaluator.ranked_by_class();
+    let classes = evaluators[0].classes();
+    let ranked: Vec<_> = evaluators.iter().map(|e| e.ranked_by_class()).collect();
     let mut rng = fastrand::Rng::with_seed(seed);
-    let mut per_class: Vec<Vec<(f64, f64)>> = vec![Vec::new(); classes];
-    let mut means: Vec<(f64, f64)> = Vec::with_capacity(resamples);
     let mut drawn = vec![0u64; images.len()];
+    let mut out = Vec::with_capacity(resamples);
     for _ in 0..resamples {
         drawn.fill(0);
         for _ in 0..images.len() {
@@ -74,23 +107,45 @@ pub fn bootstrap(
                 instances[c] += n * k;
             }
         }
-        let mut sum = (0.0, 0.0);
-        let mut present = 0usize;
-        for c in (0..classes).filter(|&c| instances[c] > 0) {
-            let aps = class_aps(
-                repeated(&ranked[c], &drawn),
-                instances[c],
-                evaluator.method(),
-            );
-            let ap = (aps[0], aps.iter().sum::<f64>() / aps.len() as f64);
-            per_class[c].push(ap);
-            sum = (sum.0 + ap.0, sum.1 + ap.1);
-            present += 1;
-        }
-        if present > 0 {
-            means.push((sum.0 / present as f64, sum.1 / present as f64));
-        }
+        let one: Resample = (0..classes)
+            .filter(|&c| instances[c] > 0)
+            .map(|c| {
+                let aps = evaluators.iter().zip(&ranked).map(|(e, ranked)| {
+                    let aps = class_aps(repeated(&ranked[c], &drawn), instances[c], e.method());
+                    (aps[0], aps.iter().sum::<f64>() / aps.len() as f64)
+                });
+                (c, aps.collect())
+            })
+            .collect();
+        out.push(one);
         on_resample();
+    }
+    Some(out)
+}
+
+/// Per class and for the mean over the classes of each resample, the interval of `value`
+/// (of the evaluators' (AP50, AP50-95) in that resample).
+fn summarise(
+    drawn: &[Resample],
+    resamples: usize,
+    seed: u64,
+    value: impl Fn(&[(f64, f64)]) -> (f64, f64),
+) -> Bootstrap {
+    let mut per_class: Vec<Vec<(f64, f64)>> = Vec::new();
+    let mut means: Vec<(f64, f64)> = Vec::with_capacity(drawn.len());
+    for one in drawn {
+        let mut sum = (0.0, 0.0);
+        for (c, aps) in one {
+            if per_class.len() <= *c {
+                per_class.resize(c + 1, Vec::new());
+            }
+            let v = value(aps);
+            per_class[*c].push(v);
+            sum = (sum.0 + v.0, sum.1 + v.1);
+        }
+        if !one.is_empty() {
+            means.push((sum.0 / one.len() as f64, sum.1 / one.len() as f64));
+        }
     }
     let classes = per_class
         .into_iter()
@@ -103,14 +158,14 @@ pub fn bootstrap(
             resamples: values.len(),
         })
         .collect();
-    Some(Bootstrap {
+    Bootstrap {
         resamples,
         seed,
         level: LEVEL,
         map50: interval(means.iter().map(|v| v.0)),
         map50_95: interval(means.iter().map(|v| v.1)),
         classes,
-    })
+    }
 }
 
 /// A class's true-positive flags, most confident first, each record as often as its image was drawn.
@@ -251,6 +306,33 @@ mod tests {
             i.high - i.low > 0.05 && i.low >= 0.0 && i.high <= 1.0,
             "{i:?}"
         );
+    }
+
+    #[test]
+    fn a_paired_difference_is_zero_against_itself_and_clear_when_one_finds_more() {
+        let mut half = Evaluator::new(1, 0.25, ApMethod::Coco);
+        let mut all = Evaluator::new(1, 0.25, ApMethod::Coco);
+        for i in 0..30 {
+            let x = i as f32 * 20.0;
+            let found = [pred(0, x, 0.5 + i as f32 / 100.0)];
+            half.add_image(if i % 2 == 0 { &found } else { &[] }, &[truth(0, x)]);
+            all.add_image(&found, &[truth(0, x)]);
+        }
+        let zero = Interval {
+            low: 0.0,
+            high: 0.0,
+        };
+        let same = compare(&half, &half, 100, 1, || {}).expect("same images");
+        assert_eq!((same.map50, same.classes[0].ap50_95), (zero, zero));
+        let d = compare(&half, &all, 100, 1, || {}).expect("same images");
+        // `all` scores 1, `half` about 0.5 on every resample: the difference is about +0.5.
+        let i = d.classes[0].ap50;
+        assert!(i.low > 0.3 && i.high < 0.7, "{i:?}");
+        let flipped = compare(&all, &half, 100, 1, || {}).expect("same images");
+        assert_eq!(flipped.classes[0].ap50.high, -i.low);
+        // Other images (one more) cannot be paired.
+        all.add_image(&[], &[truth(0, 0.0)]);
+        assert!(compare(&half, &all, 100, 1, || {}).is_none());
     }
 
     #[test]
