@@ -111,8 +111,7 @@ fn resample(
             .filter(|&c| instances[c] > 0)
             .map(|c| {
                 let aps = evaluators.iter().zip(&ranked).map(|(e, ranked)| {
-                    let aps = class_aps(repeated(&ranked[c], &drawn), instances[c], e.method());
-                    (aps[0], aps.iter().sum::<f64>() / aps.len() as f64)
+                    class_aps(repeated(&ranked[c], &drawn), instances[c], e.method())
                 });
                 (c, aps.collect())
             })

@@ -55,13 +55,10 @@ pub struct Evaluator {
     records: Vec<Record>,
     /// Per image, how many truths of each class it holds (classes it lacks left out).
     image_instances: Vec<Vec<(usize, u64)>>,
-    instances: Vec<u64>,
-    images_with_class: Vec<u64>,
     /// At the chosen confidence and IoU 0.5: per class (tp, predictions).
     at_conf: Vec<(u64, u64)>,
     /// `confusion[pred][truth]`, index `classes` is background.
     confusion: Vec<Vec<u64>>,
-    images: u64,
 }
 
 /// One prediction as the AP curves see it.
@@ -116,31 +113,21 @@ impl Evaluator {
             chosen_conf,
             records: Vec::new(),
             image_instances: Vec::new(),
-            instances: vec![0; classes],
-            images_with_class: vec![0; classes],
             at_conf: vec![(0, 0); classes],
             confusion: vec![vec![0; classes + 1]; classes + 1],
-            images: 0,
         }
     }
 
     /// Adds one image's predictions (any confidence) and ground truth.
     pub fn add_image(&mut self, preds: &[Scored], truths: &[Truth]) {
         let image = self.image_instances.len();
-        self.images += 1;
         let mut counts = vec![0u64; self.classes];
         for t in truths {
-            self.instances[t.class_id] += 1;
             counts[t.class_id] += 1;
         }
-        let mut held = Vec::new();
-        for (c, &n) in counts.iter().enumerate() {
-            if n > 0 {
-                self.images_with_class[c] += 1;
-                held.push((c, n));
-            }
-        }
-        self.image_instances.push(held);
+        let held = counts.iter().enumerate().filter(|(_, n)| **n > 0);
+        self.image_instances
+            .push(held.map(|(c, &n)| (c, n)).collect());
         let hits = match_predictions(preds, truths, &IOU_THRESHOLDS);
         for (p, hits) in preds.iter().zip(hits) {
             self.records.push(Record {
@@ -218,25 +205,32 @@ impl Evaluator {
     }
 
     pub fn report(&self, class_names: &[String]) -> EvalReport {
+        // Per class: truths, and images holding at least one.
+        let mut instances = vec![0u64; self.classes];
+        let mut images_with_class = vec![0u64; self.classes];
+        for &(c, n) in self.image_instances.iter().flatten() {
+            instances[c] += n;
+            images_with_class[c] += 1;
+        }
         let ranked = self.ranked_by_class();
         let mut classes = Vec::new();
         for (c, records) in ranked.iter().enumerate() {
-            let n_l = self.instances[c];
+            let n_l = instances[c];
             if n_l == 0 {
                 continue;
             }
-            let aps = class_aps(records.iter().map(|r| &r.hits), n_l, self.method);
+            let (ap50, ap50_95) = class_aps(records.iter().map(|r| &r.hits), n_l, self.method);
             let (tp, np) = self.at_conf[c];
             classes.push(ClassMetrics {
                 class_id: c,
                 class: class_names.get(c).cloned().unwrap_or_else(|| c.to_string()),
-                images: self.images_with_class[c],
+                images: images_with_class[c],
                 instances: n_l,
                 predictions_at_conf: np,
                 precision: if np == 0 { 0.0 } else { tp as f64 / np as f64 },
                 recall: tp as f64 / n_l as f64,
-                ap50: aps[0],
-                ap50_95: aps.iter().sum::<f64>() / aps.len() as f64,
+                ap50,
+                ap50_95,
             });
         }
         let mean = |f: fn(&ClassMetrics) -> f64| {
@@ -248,8 +242,8 @@ impl Evaluator {
         };
         EvalReport {
             ap_method: self.method,
-            images: self.images,
-            instances: self.instances.iter().sum(),
+            images: self.image_instances.len() as u64,
+            instances: instances.iter().sum(),
             conf: self.chosen_conf,
             map50: mean(|c| c.ap50),
             map50_95: mean(|c| c.ap50_95),
@@ -263,33 +257,33 @@ impl Evaluator {
     }
 }
 
-/// AP at each IoU threshold of one class: `hits` are its predictions' true-positive flags, most
-/// confident first; `instances` its truths (> 0). A class with no prediction scores 0.
+/// AP50 and AP50-95 (the mean over [`IOU_THRESHOLDS`]) of one class: `hits` are its
+/// predictions' true-positive flags, most confident first; `instances` its truths (> 0). A class
+/// with no prediction scores 0.
 pub(crate) fn class_aps<'a>(
     hits: impl Iterator<Item = &'a [bool; 10]> + Clone,
     instances: u64,
     method: ApMethod,
-) -> [f64; 10] {
+) -> (f64, f64) {
     let mut aps = [0f64; 10];
-    if hits.clone().next().is_none() {
-        return aps;
-    }
-    for (j, ap) in aps.iter_mut().enumerate() {
-        let (mut tp, mut fp) = (0f64, 0f64);
-        let mut recall = Vec::new();
-        let mut precision = Vec::new();
-        for h in hits.clone() {
-            if h[j] {
-                tp += 1.0;
-            } else {
-                fp += 1.0;
+    if hits.clone().next().is_some() {
+        for (j, ap) in aps.iter_mut().enumerate() {
+            let (mut tp, mut fp) = (0f64, 0f64);
+            let mut recall = Vec::new();
+            let mut precision = Vec::new();
+            for h in hits.clone() {
+                if h[j] {
+                    tp += 1.0;
+                } else {
+                    fp += 1.0;
+                }
+                recall.push(tp / (instances as f64 + 1e-16));
+                precision.push(tp / (tp + fp));
             }
-            recall.push(tp / (instances as f64 + 1e-16));
-            precision.push(tp / (tp + fp));
+            *ap = average_precision(&recall, &precision, method);
         }
-        *ap = average_precision(&recall, &precision, method);
     }
-    aps
+    (aps[0], aps.iter().sum::<f64>() / aps.len() as f64)
 }
 
 /// For each prediction, whether it is a true positive at each IoU threshold: predictions in
