@@ -6,7 +6,6 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 use vistawise::annotate::{self, AnnotateOptions, DetectorLabeller, VideoSampling};
 use vistawise::config::{Origin, Override};
 use vistawise::perception::{DetectOptions, Detector, runtime};
@@ -128,10 +127,9 @@ pub fn run(
         model_sha256: super::sha256_file(&cfg.model)?,
         confidence: cfg.confidence,
     };
-    let bar = ProgressBar::new(0);
-    bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} frames  {elapsed} (eta {eta})  {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    let bar = super::progress_bar(
+        0,
+        "{bar:30} {pos}/{len} frames  {elapsed} (eta {eta})  {msg}",
     );
     let summary = annotate::annotate(source, out, &mut labeller, &opts, &bar)
         .with_context(|| format!("annotate {} -> {}", source.display(), out.display()))?;

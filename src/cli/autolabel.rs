@@ -9,7 +9,6 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use image::RgbImage;
-use indicatif::{ProgressBar, ProgressStyle};
 use vistawise::capture::{frame, windows};
 use vistawise::dataset::writer::{ImageData, YoloWriter, write_atomic};
 use vistawise::minetest::autolabel::{
@@ -83,10 +82,9 @@ fn relabel(out: &Path, game: &str, args: &AutoArgs) -> Result<ExitCode> {
         &config.classes,
         "Written by vistawise annotate --auto: labelled by the game itself.",
     )?;
-    let bar = ProgressBar::new(names.len() as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} frames  {elapsed} (eta {eta})")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    let bar = super::progress_bar(
+        names.len() as u64,
+        "{bar:30} {pos}/{len} frames  {elapsed} (eta {eta})",
     );
     let (mut relabelled, mut without, mut boxes) = (0u64, 0u64, 0usize);
     for name in &names {
@@ -259,10 +257,9 @@ pub fn run(
             .join(format!("{game}_{:06}.txt", i))
             .is_file()
     };
-    let bar = ProgressBar::new(args.frames);
-    bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} frames  {elapsed} (eta {eta})  {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    let bar = super::progress_bar(
+        args.frames,
+        "{bar:30} {pos}/{len} frames  {elapsed} (eta {eta})  {msg}",
     );
     let start = Instant::now();
     let (mut written, mut skipped, mut boxes, mut already) = (0u64, 0u64, 0usize, 0u64);

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use serde::Serialize;
 use vistawise::config::{Origin, Override};
 use vistawise::perception::{
@@ -110,12 +110,10 @@ pub fn run(ctx: &AppContext, args: &DetectArgs) -> Result<ExitCode> {
     };
 
     let progress = if is_dir {
-        let bar = ProgressBar::new(images.len() as u64);
-        bar.set_style(
-            ProgressStyle::with_template("{bar:40} {pos}/{len} images  {elapsed} (eta {eta})")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        bar
+        super::progress_bar(
+            images.len() as u64,
+            "{bar:40} {pos}/{len} images  {elapsed} (eta {eta})",
+        )
     } else {
         ProgressBar::hidden()
     };

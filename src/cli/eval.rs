@@ -5,7 +5,6 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
-use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use vistawise::dataset::yolo;
 use vistawise::perception::bootstrap::{self, Interval};
@@ -125,7 +124,7 @@ pub fn run(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
     let mut detector = Detector::load(&args.model, ctx.config().detector.threads)?
         .with_input_size(ctx.config().detector.input_size)?;
     let names = detector.info().class_names.clone();
-    let mut other = match &args.compare {
+    let other = match &args.compare {
         Some(path) => {
             let other = Detector::load(path, ctx.config().detector.threads)?
                 .with_input_size(ctx.config().detector.input_size)?;
@@ -162,7 +161,8 @@ pub fn run(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
         Method::Ultralytics => ApMethod::Ultralytics,
     };
     let mut evaluator = Evaluator::new(names.len(), conf, method);
-    let mut other_evaluator = Evaluator::new(names.len(), conf, method);
+    // --compare: the second detector and what it finds, image by image beside the first.
+    let mut other = other.map(|d| (d, Evaluator::new(names.len(), conf, method)));
     let error_classes = args
         .errors_class
         .iter()
@@ -185,12 +185,9 @@ pub fn run(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
         }
         None => None,
     };
-    let bar = ProgressBar::new(split.samples.len() as u64);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "evaluating {bar:40} {pos}/{len} images  {elapsed} (eta {eta})",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    let bar = super::progress_bar(
+        split.samples.len() as u64,
+        "evaluating {bar:40} {pos}/{len} images  {elapsed} (eta {eta})",
     );
     for sample in &split.samples {
         let frame = image::open(&sample.image)
@@ -206,7 +203,7 @@ pub fn run(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
             .collect();
         let preds = scored(&mut detector, &frame, &opts, &sample.image)?;
         evaluator.add_image(&preds, &truths);
-        if let Some(other) = other.as_mut() {
+        if let Some((other, other_evaluator)) = other.as_mut() {
             other_evaluator.add_image(&scored(other, &frame, &opts, &sample.image)?, &truths);
         }
         if let Some(errors) = errors.as_mut() {
@@ -217,10 +214,9 @@ pub fn run(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
     bar.finish_and_clear();
     let mut report = evaluator.report(&names);
     if let Some(resamples) = args.bootstrap {
-        let bar = ProgressBar::new(u64::from(resamples));
-        bar.set_style(
-            ProgressStyle::with_template("bootstrap {bar:40} {pos}/{len} resamples  {elapsed}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        let bar = super::progress_bar(
+            u64::from(resamples),
+            "bootstrap {bar:40} {pos}/{len} resamples  {elapsed}",
         );
         report.bootstrap =
             bootstrap::bootstrap(&evaluator, resamples as usize, args.bootstrap_seed, || {
@@ -228,11 +224,11 @@ pub fn run(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
             });
         bar.finish_and_clear();
     }
-    let comparison = match (&args.compare, args.bootstrap) {
-        (Some(path), Some(resamples)) => Some(eval_compare::compare(
+    let comparison = match (&args.compare, &other, args.bootstrap) {
+        (Some(path), Some((_, other_evaluator)), Some(resamples)) => Some(eval_compare::compare(
             path,
             &evaluator,
-            &other_evaluator,
+            other_evaluator,
             &names,
             resamples as usize,
             args.bootstrap_seed,

@@ -6,7 +6,6 @@
 use std::path::Path;
 
 use anyhow::{Result, bail};
-use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use vistawise::perception::bootstrap::{self, Bootstrap};
 use vistawise::perception::metrics::{EvalReport, Evaluator};
@@ -29,10 +28,9 @@ pub fn compare<'a>(
     resamples: usize,
     seed: u64,
 ) -> Result<Comparison<'a>> {
-    let bar = ProgressBar::new(resamples as u64);
-    bar.set_style(
-        ProgressStyle::with_template("comparing {bar:40} {pos}/{len} resamples  {elapsed}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    let bar = super::progress_bar(
+        resamples as u64,
+        "comparing {bar:40} {pos}/{len} resamples  {elapsed}",
     );
     let difference = bootstrap::compare(evaluator, other, resamples, seed, || bar.inc(1));
     bar.finish_and_clear();

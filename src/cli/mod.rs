@@ -228,3 +228,14 @@ pub fn sha256_file(path: &std::path::Path) -> Result<String> {
         .with_context(|| format!("cannot read {}", path.display()))?;
     Ok(format!("{:x}", hasher.finalize()))
 }
+
+/// A progress bar of `len` steps drawn with `template` (indicatif's syntax); a template indicatif
+/// rejects falls back to its default bar rather than failing the command.
+pub fn progress_bar(len: u64, template: &str) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(len);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(template)
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar
+}
