@@ -65,15 +65,23 @@ fn class_names() -> Vec<String> {
     vistawise::perception::model_info::parse_names(&line["names = ".len()..]).expect("parse")
 }
 
-fn eval_json(model: &str, dataset: &Path, extra: &[&str]) -> Value {
-    let out = binary()
+/// Runs `vistawise eval MODEL DATASET EXTRA...` with the test ONNX Runtime.
+fn run_eval(model: &str, dataset: &Path, extra: &[&str]) -> std::process::Output {
+    binary()
         .args(["eval", model])
         .arg(dataset)
-        .args(["--split", "val", "--json"])
         .args(extra)
         .env("VISTAWISE_ORT_LIB", support::ort_lib())
         .output()
-        .expect("run eval");
+        .expect("run eval")
+}
+
+fn eval_json(model: &str, dataset: &Path, extra: &[&str]) -> Value {
+    let out = run_eval(
+        model,
+        dataset,
+        &[&["--split", "val", "--json"], extra].concat(),
+    );
     assert!(
         out.status.success(),
         "{}",
@@ -84,13 +92,7 @@ fn eval_json(model: &str, dataset: &Path, extra: &[&str]) -> Value {
 
 /// Runs `eval` expecting it to fail; returns what it printed on stderr.
 fn eval_failure(model: &str, dataset: &Path, extra: &[&str]) -> String {
-    let out = binary()
-        .args(["eval", model])
-        .arg(dataset)
-        .args(extra)
-        .env("VISTAWISE_ORT_LIB", support::ort_lib())
-        .output()
-        .expect("run eval");
+    let out = run_eval(model, dataset, extra);
     assert!(!out.status.success(), "eval {extra:?} succeeded");
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
@@ -349,13 +351,7 @@ fn bootstrap_intervals_hold_the_point_values_and_follow_the_seed() {
     assert!(eval_json(model, dir.path(), &[]).get("bootstrap").is_none());
 
     // The table shows each interval beside its AP.
-    let out = binary()
-        .args(["eval", model])
-        .arg(dir.path())
-        .args(args)
-        .env("VISTAWISE_ORT_LIB", support::ort_lib())
-        .output()
-        .expect("run eval");
+    let out = run_eval(model, dir.path(), &args);
     let table = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success() && table.contains("AP50 95% CI"),
@@ -435,13 +431,11 @@ fn compare_gives_paired_differences_zero_for_the_same_model() {
         "the two exports give the same APs: the test compares nothing"
     );
 
-    let out = binary()
-        .args(["eval", model])
-        .arg(dir.path())
-        .args(["--bootstrap", "200", "--compare", other])
-        .env("VISTAWISE_ORT_LIB", support::ort_lib())
-        .output()
-        .expect("run eval");
+    let out = run_eval(
+        model,
+        dir.path(),
+        &["--bootstrap", "200", "--compare", other],
+    );
     let table = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
