@@ -165,8 +165,7 @@ def quantize(src: Path, dst: Path, input_name: str, tensors, keep_float: list[st
     if method == "percentile":
         # The ranges are computed here one frame at a time and given to quantize_static as its calibration cache.
         with tempfile.TemporaryDirectory(dir=dst.parent) as work:
-            cache = Path(work) / "calibration.json"
-            percentile_ranges(src, input_name, tensors, Path(work), cache)
+            cache = percentile_ranges(src, input_name, tensors, Path(work))
             quantize_static(str(src), str(dst), None, calibrate_method=CalibrationMethod.Percentile,
                             calibration_cache_path=str(cache), **settings)  # fmt: skip
         return
@@ -175,14 +174,15 @@ def quantize(src: Path, dst: Path, input_name: str, tensors, keep_float: list[st
     quantize_static(str(src), str(dst), Frames(input_name, tensors), calibrate_method=methods[method], **settings)
 
 
-def percentile_ranges(src: Path, input_name: str, tensors, workdir: Path, cache: Path) -> None:
+def percentile_ranges(src: Path, input_name: str, tensors, workdir: Path) -> Path:
     """onnxruntime's percentile calibration with one frame's activations in memory instead of all of them.
 
     quantize_static keeps every activation of every calibration frame until it builds the histograms (64 frames of
     YOLO11n at 640x384: a peak of about 19 GB, enough to be killed on a 16 GB machine). The same histograms come out
     of two passes over the frames: the first finds each tensor's range, which fixes the bin edges np.histogram would
     pick for all frames at once; the second counts into those edges. Counts, edges and ranges are identical, so the
-    thresholds and the model bytes are the same as onnxruntime's own (tested against it).
+    thresholds and the model bytes are the same as onnxruntime's own (tested against it). Returns the calibration
+    cache it writes into `workdir`, for quantize_static's calibration_cache_path.
     """
     import numpy as np
     from onnxruntime.quantization.calibrate import (
@@ -227,8 +227,9 @@ def percentile_ranges(src: Path, input_name: str, tensors, workdir: Path, cache:
                                    percentile=calibrator.percentile, scenario=calibrator.scenario)  # fmt: skip
     for _, name in wanted:
         collector.histogram_dict[name] = (counts[name], edges[name], *ranges[name][:2])
+    cache = workdir / "calibration.json"  # quantize_static's calibration cache format
     save_tensors_data(TensorsData(CalibrationMethod.Percentile, collector.compute_collection_result()), cache)
-    del calibrator
+    return cache
 
 
 def score_agreement(float_out, int8_out, classes_from: int = 4) -> dict:
