@@ -135,6 +135,46 @@ fn detect_inputs(model: &str, extra: &[&str]) -> (i32, Vec<[u64; 2]>, String) {
     (code, inputs.into_iter().map(|(_, i)| i).collect(), err)
 }
 
+/// The confidences `vistawise detect --json` finds on one fixture image with `extra` flags.
+fn detect_confidences(extra: &[&str]) -> Vec<f64> {
+    let (code, out, err) = run(binary()
+        .args([
+            "detect",
+            "tests/fixtures/detector/images/classic_4x3.png",
+            "--json",
+            "--model",
+            "tests/fixtures/detector/tiny-raw.onnx",
+        ])
+        .args(extra)
+        .env("VISTAWISE_ORT_LIB", support::ort_lib()));
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one json line");
+    v["detections"]
+        .as_array()
+        .expect("detections")
+        .iter()
+        .map(|d| d["conf"].as_f64().expect("conf"))
+        .collect()
+}
+
+#[test]
+fn detect_conf_and_iou_flags_reach_the_detector() {
+    // --conf drops what is below it; --iou is the NMS overlap: a looser one keeps more of the
+    // overlapping boxes this image has at low confidence, a stricter one fewer.
+    let low = detect_confidences(&["--conf", "0.05"]);
+    let high = detect_confidences(&["--conf", "0.9"]);
+    assert!(low.iter().all(|&c| c >= 0.05), "{low:?}");
+    assert!(high.iter().all(|&c| c >= 0.9), "{high:?}");
+    assert!(
+        !high.is_empty() && high.len() < low.len(),
+        "{low:?} {high:?}"
+    );
+    let loose = detect_confidences(&["--conf", "0.05", "--iou", "0.9"]);
+    let strict = detect_confidences(&["--conf", "0.05", "--iou", "0.1"]);
+    assert!(loose.len() > low.len(), "{loose:?} {low:?}");
+    assert!(strict.len() < low.len(), "{strict:?} {low:?}");
+}
+
 // The fixture images in file-name order: classic_4x3 (640x480), odd_500x333, portrait
 // (360x640), wide_16x9 (640x360).
 

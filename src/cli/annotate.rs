@@ -1,16 +1,16 @@
 //! `vistawise annotate SOURCE -o DATASET`: pre-label frames with the current detector for a
 //! person to correct in X-AnyLabeling (see `vistawise::annotate` and docs/annotation.md).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::Args;
 use vistawise::annotate::{self, AnnotateOptions, DetectorLabeller, VideoSampling};
-use vistawise::config::{Origin, Override};
 use vistawise::perception::{DetectOptions, Detector, runtime};
 
 use super::AppContext;
+use super::detector_flags::DetectorFlags;
 
 #[derive(Args, Debug, Clone)]
 pub struct SourceArgs {
@@ -40,41 +40,11 @@ pub struct SourceArgs {
     /// Overwrite labels a person corrected too (implies --relabel).
     #[arg(long)]
     pub overwrite_corrected: bool,
-    /// Detector ONNX file [config: detector.model].
-    #[arg(long, value_name = "FILE")]
-    pub model: Option<PathBuf>,
-    /// Confidence threshold of the pre-labels [config: detector.confidence].
-    #[arg(long)]
-    pub conf: Option<f32>,
-    /// NMS IoU threshold [config: detector.iou].
-    #[arg(long)]
-    pub iou: Option<f32>,
+    #[command(flatten)]
+    pub detector: DetectorFlags,
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
-}
-
-impl SourceArgs {
-    pub fn overrides(&self) -> Vec<Override> {
-        let mut out = Vec::new();
-        let mut add = |key: &str, flag: &str, value: String| {
-            out.push(Override {
-                key: key.into(),
-                value,
-                origin: Origin::Flag(flag.into()),
-            })
-        };
-        if let Some(m) = &self.model {
-            add("detector.model", "--model", m.display().to_string());
-        }
-        if let Some(c) = self.conf {
-            add("detector.confidence", "--conf", c.to_string());
-        }
-        if let Some(i) = self.iou {
-            add("detector.iou", "--iou", i.to_string());
-        }
-        out
-    }
 }
 
 /// `annotate SOURCE` (clap refuses SOURCE together with `--auto`).

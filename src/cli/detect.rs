@@ -7,13 +7,13 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use indicatif::ProgressBar;
 use serde::Serialize;
-use vistawise::config::{Origin, Override};
 use vistawise::perception::{
     DetectOptions, Detection, Detector, Perception, SplitContext, StageTimes, detections, overlay,
     runtime,
 };
 
 use super::AppContext;
+use super::detector_flags::DetectorFlags;
 
 #[derive(Args)]
 pub struct DetectArgs {
@@ -25,38 +25,8 @@ pub struct DetectArgs {
     /// Write the image with labelled boxes here (a folder when INPUT is a folder).
     #[arg(long, value_name = "OUT")]
     pub overlay: Option<PathBuf>,
-    /// Detector ONNX file [config: detector.model].
-    #[arg(long, value_name = "FILE")]
-    pub model: Option<PathBuf>,
-    /// Confidence threshold [config: detector.confidence].
-    #[arg(long)]
-    pub conf: Option<f32>,
-    /// NMS IoU threshold [config: detector.iou].
-    #[arg(long)]
-    pub iou: Option<f32>,
-}
-
-impl DetectArgs {
-    pub fn overrides(&self) -> Vec<Override> {
-        let mut out = Vec::new();
-        let mut add = |key: &str, flag: &str, value: String| {
-            out.push(Override {
-                key: key.into(),
-                value,
-                origin: Origin::Flag(flag.into()),
-            })
-        };
-        if let Some(m) = &self.model {
-            add("detector.model", "--model", m.display().to_string());
-        }
-        if let Some(c) = self.conf {
-            add("detector.confidence", "--conf", c.to_string());
-        }
-        if let Some(i) = self.iou {
-            add("detector.iou", "--iou", i.to_string());
-        }
-        out
-    }
+    #[command(flatten)]
+    pub detector: DetectorFlags,
 }
 
 #[derive(Serialize)]

@@ -6,6 +6,7 @@ mod config_cmd;
 mod counts;
 mod dataset;
 mod detect;
+mod detector_flags;
 mod doctor;
 mod eval;
 mod eval_compare;
@@ -146,9 +147,9 @@ pub fn run() -> Result<ExitCode> {
         overrides.push(Override::parse_assignment(assignment)?);
     }
     overrides.extend(match &cli.command {
-        Command::Detect(args) => args.overrides(),
+        Command::Detect(args) => args.detector.overrides(),
         Command::Doctor(args) => args.overrides(),
-        Command::Annotate(args) if args.source.is_some() => args.source_args.overrides(),
+        Command::Annotate(args) if args.source.is_some() => args.source_args.detector.overrides(),
         Command::Dataset(_) => Vec::new(),
         Command::Config(_)
         | Command::Counts(_)
