@@ -196,6 +196,36 @@ impl Db {
         rows.into_iter().map(|r| self.finish(r)).collect()
     }
 
+    /// Every readable entry of `module`, oldest first, with its vector: the stored one when it
+    /// has `dim` values, else `embed(&item)`, saved back. An entry from before schema 2 has no
+    /// vector; one stored under another embedder has one of another size, which would match
+    /// nothing. An entry whose data is not a `T` is skipped with a warning naming `what`.
+    pub fn list_embedded<T: serde::de::DeserializeOwned>(
+        &self,
+        module: &str,
+        what: &str,
+        dim: usize,
+        mut embed: impl FnMut(&T) -> Result<Vec<f32>, MemoryError>,
+    ) -> Result<Vec<(i64, T, Vec<f32>)>, MemoryError> {
+        let mut out = Vec::new();
+        for entry in self.list(Some(module))? {
+            let Ok(item) = serde_json::from_value::<T>(entry.data) else {
+                tracing::warn!("{what} {} is unreadable; skipped", entry.id);
+                continue;
+            };
+            let vector = match entry.embedding {
+                Some(v) if v.len() == dim => v,
+                _ => {
+                    let v = embed(&item)?;
+                    self.set_embedding(entry.id, &v)?;
+                    v
+                }
+            };
+            out.push((entry.id, item, vector));
+        }
+        Ok(out)
+    }
+
     pub fn get(&self, id: i64) -> Result<Option<Entry>, MemoryError> {
         let row = self
             .conn
@@ -336,5 +366,39 @@ mod tests {
         let p = db_path(Path::new("/tmp/x"), "minetest").expect("path");
         assert_eq!(p, Path::new("/tmp/x/minetest.sqlite"));
         assert!(db_path(Path::new("/tmp/x"), "../etc").is_err());
+    }
+
+    #[test]
+    fn list_embedded_fills_missing_and_wrong_size_vectors_once_and_skips_unreadable_data() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let db = Db::open(&dir.path().join("t.sqlite")).expect("db");
+        let data = |s: &str| serde_json::Value::String(s.into());
+        let none = db.insert("m", "k", &data("none"), None).expect("insert");
+        let short = db
+            .insert("m", "k", &data("short"), Some(&[1.0]))
+            .expect("insert");
+        let fits = db
+            .insert("m", "k", &data("fits"), Some(&[7.0, 7.0]))
+            .expect("insert");
+        db.insert("m", "k", &serde_json::json!({"not": "a string"}), None)
+            .expect("insert");
+        db.insert("other", "k", &data("elsewhere"), None)
+            .expect("insert");
+        let mut embedded = Vec::new();
+        let mut embed = |s: &String| {
+            embedded.push(s.clone());
+            Ok(vec![s.len() as f32, 0.0])
+        };
+        let listed = db.list_embedded("m", "item", 2, &mut embed).expect("list");
+        let want = vec![
+            (none, "none".to_string(), vec![4.0, 0.0]),
+            (short, "short".to_string(), vec![5.0, 0.0]),
+            (fits, "fits".to_string(), vec![7.0, 7.0]),
+        ];
+        assert_eq!(listed, want);
+        // Saved back: a second listing embeds nothing.
+        let again = db.list_embedded("m", "item", 2, &mut embed).expect("list");
+        assert_eq!(again, want);
+        assert_eq!(embedded, ["none", "short"]);
     }
 }

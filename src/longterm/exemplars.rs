@@ -196,22 +196,13 @@ pub fn retrieve(
     k: usize,
 ) -> Result<Vec<(i64, Exemplar, f32)>, MemoryError> {
     let q = emb.embed(&format!("{goal}\n{}", csd.text()))?;
-    let mut out = Vec::new();
-    for e in db.list(Some(MODULE))? {
-        let Ok(ex) = serde_json::from_value::<Exemplar>(e.data) else {
-            tracing::warn!("exemplar {} is unreadable; skipped", e.id);
-            continue;
-        };
-        let v = match e.embedding {
-            Some(v) => v,
-            None => {
-                let v = emb.embed(&embed_text(&ex))?;
-                db.set_embedding(e.id, &v)?;
-                v
-            }
-        };
-        out.push((e.id, ex, cosine(&q, &v)));
-    }
+    let mut out: Vec<(i64, Exemplar, f32)> = db
+        .list_embedded(MODULE, "exemplar", q.len(), |ex: &Exemplar| {
+            emb.embed(&embed_text(ex))
+        })?
+        .into_iter()
+        .map(|(id, ex, v)| (id, ex, cosine(&q, &v)))
+        .collect();
     out.sort_by(|a, b| b.2.total_cmp(&a.2).then(b.0.cmp(&a.0)));
     out.truncate(k);
     Ok(out)

@@ -56,29 +56,6 @@ fn embed_three(emb: &mut dyn Embedder, e: &Experience) -> Result<Vec<f32>, Memor
     Ok(v)
 }
 
-/// Every stored experience with its vectors (re-embedded and saved when missing or of another
-/// size, e.g. after a migration or a model change).
-fn load(db: &Db, emb: &mut dyn Embedder) -> Result<Vec<(i64, Experience, Vec<f32>)>, MemoryError> {
-    let dim = emb.embed("dimension probe")?.len();
-    let mut out = Vec::new();
-    for entry in db.list(Some(MODULE))? {
-        let Ok(e) = serde_json::from_value::<Experience>(entry.data) else {
-            tracing::warn!("experience {} is unreadable; skipped", entry.id);
-            continue;
-        };
-        let v = match entry.embedding {
-            Some(v) if v.len() == 3 * dim => v,
-            _ => {
-                let v = embed_three(emb, &e)?;
-                db.set_embedding(entry.id, &v)?;
-                v
-            }
-        };
-        out.push((entry.id, e, v));
-    }
-    Ok(out)
-}
-
 /// Top-k experiences for (state, task[, plan]) by weighted cosine.
 pub fn retrieve(
     db: &Db,
@@ -92,7 +69,9 @@ pub fn retrieve(
     let qt = emb.embed(task)?;
     let qp = plan.map(|p| emb.embed(p)).transpose()?;
     let dim = qs.len();
-    let mut scored: Vec<Scored> = load(db, emb)?
+    // Each entry's vector is its state, task and plan embeddings one after another.
+    let mut scored: Vec<Scored> = db
+        .list_embedded(MODULE, "experience", 3 * dim, |e| embed_three(emb, e))?
         .into_iter()
         .map(|(id, experience, v)| {
             let (vs, rest) = v.split_at(dim);

@@ -37,27 +37,15 @@ impl Stored {
     }
 }
 
+/// Every stored plan with its context's vector (`dim` values: the embedder's size).
 fn load(
     db: &Db,
     emb: &mut dyn Embedder,
+    dim: usize,
 ) -> Result<Vec<(i64, EpisodicPlan, Vec<f32>)>, MemoryError> {
-    let mut out = Vec::new();
-    for e in db.list(Some(MODULE))? {
-        let Ok(p) = serde_json::from_value::<EpisodicPlan>(e.data) else {
-            tracing::warn!("plan {} is unreadable; skipped", e.id);
-            continue;
-        };
-        let v = match e.embedding {
-            Some(v) => v,
-            None => {
-                let v = emb.embed(&p.context)?;
-                db.set_embedding(e.id, &v)?;
-                v
-            }
-        };
-        out.push((e.id, p, v));
-    }
-    Ok(out)
+    db.list_embedded(MODULE, "plan", dim, |p: &EpisodicPlan| {
+        emb.embed(&p.context)
+    })
 }
 
 /// Stores a successful sub-goal plan: merged into a near-duplicate (same sub-goal, context
@@ -69,7 +57,7 @@ pub fn store(
     cfg: &MemoryConfig,
 ) -> Result<Stored, MemoryError> {
     let v = emb.embed(&plan.context)?;
-    let nearest = load(db, emb)?
+    let nearest = load(db, emb, v.len())?
         .into_iter()
         .filter(|(_, p, _)| p.subgoal.eq_ignore_ascii_case(&plan.subgoal))
         .map(|(id, p, pv)| (id, p, 1.0 - cosine(&v, &pv)))
@@ -112,7 +100,7 @@ pub fn query(
 ) -> Result<Option<(i64, EpisodicPlan, f32)>, MemoryError> {
     let q = emb.embed(context)?;
     // `load` lists oldest first: the last match is the newest.
-    Ok(load(db, emb)?
+    Ok(load(db, emb, q.len())?
         .into_iter()
         .filter(|(_, p, _)| subgoal.is_none_or(|g| p.subgoal.eq_ignore_ascii_case(g)))
         .map(|(id, p, v)| (id, p, 1.0 - cosine(&q, &v)))
@@ -214,5 +202,32 @@ mod tests {
             .map(|e| e.id)
             .collect();
         assert_eq!(ids, vec![c.id(), d.id()], "the oldest was evicted");
+    }
+
+    #[test]
+    fn a_plan_stored_under_another_embedder_is_embedded_again_and_found() {
+        // A vector of another size (another embedder model) would match nothing; it is replaced.
+        let dir = tempfile::tempdir().expect("tmp");
+        let db = Db::open(&dir.path().join("t.sqlite")).expect("db");
+        let ctx = "Obtain planks. Inventory: Oak Log.";
+        let p = plan(ctx, &["craft_plank()"]);
+        let stale = [1.0f32, 0.0, 0.0];
+        let id = db
+            .insert(
+                MODULE,
+                "oak planks",
+                &serde_json::to_value(&p).expect("json"),
+                Some(&stale),
+            )
+            .expect("insert");
+        let cfg = crate::config::Config::builtin().memory;
+        let mut emb = BagOfWords;
+        let (found, _, distance) = query(&db, &mut emb, ctx, None, &cfg)
+            .expect("q")
+            .expect("match");
+        assert_eq!(found, id);
+        assert!(distance < 1e-6, "{distance}");
+        let saved = db.get(id).expect("get").expect("entry").embedding;
+        assert_eq!(saved, Some(emb.embed(ctx).expect("embed")));
     }
 }
