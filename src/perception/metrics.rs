@@ -265,23 +265,24 @@ pub(crate) fn class_aps<'a>(
     instances: u64,
     method: ApMethod,
 ) -> (f64, f64) {
+    if hits.clone().next().is_none() {
+        return (0.0, 0.0);
+    }
     let mut aps = [0f64; 10];
-    if hits.clone().next().is_some() {
-        for (j, ap) in aps.iter_mut().enumerate() {
-            let (mut tp, mut fp) = (0f64, 0f64);
-            let mut recall = Vec::new();
-            let mut precision = Vec::new();
-            for h in hits.clone() {
-                if h[j] {
-                    tp += 1.0;
-                } else {
-                    fp += 1.0;
-                }
-                recall.push(tp / (instances as f64 + 1e-16));
-                precision.push(tp / (tp + fp));
+    for (j, ap) in aps.iter_mut().enumerate() {
+        let (mut tp, mut fp) = (0f64, 0f64);
+        let mut recall = Vec::new();
+        let mut precision = Vec::new();
+        for h in hits.clone() {
+            if h[j] {
+                tp += 1.0;
+            } else {
+                fp += 1.0;
             }
-            *ap = average_precision(&recall, &precision, method);
+            recall.push(tp / (instances as f64 + 1e-16));
+            precision.push(tp / (tp + fp));
         }
+        *ap = average_precision(&recall, &precision, method);
     }
     (aps[0], aps.iter().sum::<f64>() / aps.len() as f64)
 }
