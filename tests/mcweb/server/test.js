@@ -1,0 +1,407 @@
+'use strict'
+// Tests of the project's test server (server.js next to this file): crafting in the player's 2x2 grid and
+// at a crafting table, grid items returned on close, pickups, and the face_block scene command.
+//
+//   node --test tests/mcweb/server/
+//
+// Every test starts its own server (free ports, state/command files and flying-squid's logs in a temp dir),
+// joins one offline player with minecraft-protocol (a raw client: it sees exactly the packets a client
+// would), acts through packets and the harness's HTTP commands, and kills the server at the end (also on
+// failure, when the server's log is printed). The server's node_modules come from MCWEB_SERVER_MODULES,
+// else NODE_PATH, else <repo>/.work/mcweb/server/node_modules (built by tests/mcweb/mcweb.sh build); without
+// them the tests are skipped. MCWEB_TEST_VERBOSE=1 prints every server log.
+//
+// Window-click packets as sent here (1.14.4): window_click {windowId, slot, mouseButton, action, mode, item};
+// mode 0 = click (button 0 left, 1 right), mode 1 = shift-click. Window 0 slots: 0 result, 1-4 grid
+// (1 2 / 3 4), 9-35 main, 36-44 hotbar. Crafting table (open_window type 11): 0 result, 1-9 grid, 10-36 main,
+// 37-45 hotbar (= window-0 slot + 1). The server answers with set_slot (windowId 0 / the table's id, and
+// -1/-1 for the cursor) and sends no transaction packets (neither does flying-squid), so none are awaited.
+const test = require('node:test')
+const assert = require('node:assert/strict')
+const { spawn } = require('node:child_process')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const net = require('node:net')
+const Module = require('node:module')
+
+const SERVER = path.join(__dirname, 'server.js')
+const MODULES = process.env.MCWEB_SERVER_MODULES ||
+  (process.env.NODE_PATH || '').split(path.delimiter).find(d => d && fs.existsSync(path.join(d, 'minecraft-protocol'))) ||
+  path.resolve(__dirname, '../../../.work/mcweb/server/node_modules')
+const HAVE_MODULES = fs.existsSync(path.join(MODULES, 'minecraft-protocol')) || fs.existsSync(path.join(MODULES, 'node_modules', 'minecraft-protocol'))
+const req = Module.createRequire(path.join(path.resolve(MODULES), '__mcweb_test__.js'))
+const VERSION = '1.14.4'
+const skip = HAVE_MODULES ? false : `no server node_modules at ${MODULES} (set MCWEB_SERVER_MODULES or build with tests/mcweb/mcweb.sh build)`
+
+const sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms))
+function freePort () {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer()
+    s.on('error', reject)
+    s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)) })
+  })
+}
+const portOpen = (port) => new Promise(resolve => {
+  const c = net.connect(port, '127.0.0.1')
+  c.on('connect', () => { c.destroy(); resolve(true) })
+  c.on('error', () => resolve(false))
+})
+async function until (fn, what, timeout = 10000) {
+  const t0 = Date.now()
+  let last
+  for (;;) {
+    try { last = await fn(); if (last) return last } catch (e) { last = e }
+    if (Date.now() - t0 > timeout) throw new Error(`timed out after ${timeout} ms waiting for ${what}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`)
+    await sleep(50)
+  }
+}
+
+async function startServer (env = {}) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcweb-server-test-'))
+  const mcPort = await freePort()
+  let cmdPort = await freePort()
+  while (cmdPort === mcPort) cmdPort = await freePort()
+  const log = []
+  const proc = spawn(process.execPath, [SERVER], {
+    cwd: dir, // flying-squid writes logs/ into the cwd
+    env: {
+      ...process.env,
+      MCWEB_SERVER_MODULES: MODULES,
+      MC_PORT: String(mcPort),
+      CMD_PORT: String(cmdPort),
+      STATE_FILE: path.join(dir, 'state.json'),
+      CMD_FILE: path.join(dir, 'commands.jsonl'),
+      VIEW_DISTANCE: '2',
+      STATE_INTERVAL_MS: '250',
+      MC_SPAWN_LOOK: 'none', // no look-teleport 1 s after joining (it would undo a face_block done before)
+      ...env
+    },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  proc.stdout.on('data', d => log.push(String(d)))
+  proc.stderr.on('data', d => log.push(String(d)))
+  const exited = new Promise(resolve => proc.on('exit', (code, signal) => { log.push(`[test] server exited code=${code} signal=${signal}\n`); resolve() }))
+  const srv = {
+    dir, mcPort, cmdPort, proc, log, exited,
+    logText: () => log.join('').replace(/\x1b\[[0-9;]*[A-Za-z]/g, ''), // eslint-disable-line no-control-regex
+    async stop () {
+      if (proc.exitCode === null && proc.signalCode === null) {
+        proc.kill('SIGTERM')
+        const t = setTimeout(() => proc.kill('SIGKILL'), 3000)
+        await exited
+        clearTimeout(t)
+      }
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  }
+  try {
+    await until(async () => {
+      if (proc.exitCode !== null) throw new Error('server exited during start-up')
+      return (await portOpen(mcPort)) && (await portOpen(cmdPort))
+    }, 'the server ports', 60000)
+  } catch (e) {
+    await srv.stop()
+    throw new Error(`${e.message}\n--- server log ---\n${srv.logText()}`)
+  }
+  return srv
+}
+
+// HTTP command; rejects with the server's error message on a non-200 answer
+async function cmd (srv, obj) {
+  const res = await fetch(`http://127.0.0.1:${srv.cmdPort}/`, { method: 'POST', body: JSON.stringify(obj) })
+  const body = await res.json()
+  if (res.status !== 200) { const e = new Error(body.error || `HTTP ${res.status}`); e.status = res.status; throw e }
+  return body
+}
+async function me (srv) {
+  const s = await cmd(srv, { cmd: 'state' })
+  return s.players[0]
+}
+// window-0 inventory from the state as { slot: 'name:count' }
+const invMap = (p) => Object.fromEntries(p.inventory.map(i => [i.slot, `${i.name}:${i.count}`]))
+const itemStr = (it) => (it ? `${it.name}:${it.count}` : null)
+
+async function joinBot (srv, username = 'tester') {
+  const mc = req('minecraft-protocol')
+  const Item = req('prismarine-item')(VERSION)
+  const client = mc.createClient({ host: '127.0.0.1', port: srv.mcPort, username, version: VERSION, auth: 'offline' })
+  const bot = { client, slots: { 0: new Array(46).fill(null) }, cursor: null, windows: [], closed: [], spawned: [], collected: [], action: 1, pos: null }
+  client.on('error', e => srv.log.push(`[test] client error ${e.message}\n`))
+  client.on('set_slot', p => {
+    const it = Item.fromNotch(p.item)
+    if (p.windowId === -1 && p.slot === -1) bot.cursor = it
+    else (bot.slots[p.windowId] ||= [])[p.slot] = it
+  })
+  client.on('window_items', p => { bot.slots[p.windowId] = p.items.map(i => Item.fromNotch(i)) })
+  client.on('open_window', p => bot.windows.push(p))
+  client.on('close_window', p => bot.closed.push(p))
+  client.on('spawn_entity', p => bot.spawned.push(p))
+  client.on('collect', p => bot.collected.push(p))
+  let first = true
+  client.on('position', p => {
+    bot.pos = p
+    client.write('teleport_confirm', { teleportId: p.teleportId })
+    if (first) { first = false; client.write('flying', { onGround: true }) } // flying-squid waits for one
+  })
+  // click as mineflayer does: the item is the client's idea of the clicked slot (the server ignores it)
+  bot.click = (windowId, slot, mouseButton = 0, mode = 0) => client.write('window_click', {
+    windowId, slot, mouseButton, mode, action: bot.action++, item: Item.toNotch(bot.slots[windowId]?.[slot] ?? null)
+  })
+  bot.slot = (windowId, slot) => itemStr(bot.slots[windowId]?.[slot])
+  bot.end = () => client.end()
+  await until(async () => bot.pos && (await me(srv))?.pos, 'the player to join', 60000)
+  return bot
+}
+
+// one server + one bot per test; the server is killed afterwards, its log printed when the test fails
+function serverTest (name, fn, env) {
+  test(name, { skip, timeout: 90000 }, async () => {
+    const srv = await startServer(env)
+    let bot
+    try {
+      bot = await joinBot(srv)
+      await fn(srv, bot)
+      if (process.env.MCWEB_TEST_VERBOSE) console.error(`--- server log (${name}) ---\n${srv.logText()}`)
+    } catch (e) {
+      console.error(`--- server log (${name}) ---\n${srv.logText()}\n--- end of server log ---`)
+      throw e
+    } finally {
+      try { bot?.end() } catch { }
+      await srv.stop()
+    }
+  })
+}
+
+serverTest('2x2 grid: log -> 4 planks, the client sees the result; taking it consumes the log', async (srv, bot) => {
+  await cmd(srv, { cmd: 'give', item: 'oak_log', count: 1, slot: 36 })
+  await until(() => bot.slot(0, 36) === 'oak_log:1', 'the log in hotbar slot 0 (client)')
+  bot.click(0, 36) // pick the log up
+  await until(async () => itemStr((await me(srv)).cursor) === 'oak_log:1', 'the log on the cursor')
+  bot.click(0, 1) // into the grid's top-left slot
+  await until(() => bot.slot(0, 0) === 'oak_planks:4', 'the client to see 4 oak planks in the result slot')
+  let p = await me(srv)
+  assert.deepEqual(invMap(p), { 0: 'oak_planks:4', 1: 'oak_log:1' })
+  bot.click(0, 0) // take the result
+  await until(async () => itemStr((await me(srv)).cursor) === 'oak_planks:4', 'the planks on the cursor')
+  await until(() => bot.cursor?.name === 'oak_planks' && bot.slot(0, 0) === null && bot.slot(0, 1) === null, 'the client to see the grid and result emptied')
+  bot.click(0, 37) // put them down
+  p = await until(async () => { const p = await me(srv); return invMap(p)[37] === 'oak_planks:4' && p }, 'the planks in hotbar slot 1')
+  assert.deepEqual(invMap(p), { 37: 'oak_planks:4' }, 'the log is gone, 4 planks remain')
+  assert.equal(p.cursor, null)
+  assert.deepEqual(p.crafted.map(c => [c.name, c.count, c.via]), [['oak_planks', 4, 'inventory']])
+  assert.equal(bot.slot(0, 37), 'oak_planks:4')
+
+  // any log, any grid position: birch in the bottom-right slot gives birch planks
+  await cmd(srv, { cmd: 'give', item: 'birch_log', count: 1, slot: 4 })
+  await until(() => bot.slot(0, 0) === 'birch_planks:4', 'the client to see 4 birch planks')
+  bot.click(0, 0)
+  bot.click(0, 38)
+  p = await until(async () => { const p = await me(srv); return invMap(p)[38] === 'birch_planks:4' && p }, 'birch planks in slot 38')
+  assert.deepEqual(invMap(p), { 37: 'oak_planks:4', 38: 'birch_planks:4' })
+})
+
+serverTest('2x2 grid: planks -> sticks (right column), diagonal gives nothing, 4 planks -> crafting table', async (srv, bot) => {
+  await cmd(srv, { cmd: 'give', item: 'oak_planks', count: 2, slot: 36 })
+  await until(() => bot.slot(0, 36) === 'oak_planks:2', 'planks in the hotbar (client)')
+  bot.click(0, 36) // pick up both
+  bot.click(0, 2, 1) // right click: one into the top-right slot
+  bot.click(0, 4, 1) // one into the bottom-right slot
+  await until(() => bot.slot(0, 0) === 'stick:4', 'the client to see 4 sticks in the result slot')
+  let p = await me(srv)
+  assert.equal(p.cursor, null)
+  assert.deepEqual(invMap(p), { 0: 'stick:4', 2: 'oak_planks:1', 4: 'oak_planks:1' })
+  bot.click(0, 0)
+  bot.click(0, 40)
+  p = await until(async () => { const p = await me(srv); return invMap(p)[40] === 'stick:4' && p }, 'sticks in slot 40')
+  assert.deepEqual(invMap(p), { 40: 'stick:4' })
+
+  await cmd(srv, { cmd: 'give', item: 'spruce_planks', count: 1, slot: 1 })
+  await cmd(srv, { cmd: 'give', item: 'spruce_planks', count: 1, slot: 4 })
+  p = await me(srv)
+  assert.equal(invMap(p)[0], undefined, 'a diagonal pair of planks is no recipe')
+  await cmd(srv, { cmd: 'give', item: 'spruce_planks', count: 1, slot: 2 })
+  await cmd(srv, { cmd: 'give', item: 'spruce_planks', count: 1, slot: 3 })
+  await until(() => bot.slot(0, 0) === 'crafting_table:1', 'the client to see a crafting table in the result slot')
+  bot.click(0, 0)
+  bot.click(0, 41)
+  p = await until(async () => { const p = await me(srv); return invMap(p)[41] === 'crafting_table:1' && p }, 'the table in slot 41')
+  assert.deepEqual(invMap(p), { 40: 'stick:4', 41: 'crafting_table:1' })
+  assert.deepEqual(p.crafted.map(c => c.name), ['stick', 'crafting_table'])
+})
+
+serverTest('2x2 grid: shift-click crafts as many as fit; shift-click moves main <-> hotbar', async (srv, bot) => {
+  await cmd(srv, { cmd: 'give', item: 'oak_log', count: 3, slot: 3 })
+  await until(() => bot.slot(0, 0) === 'oak_planks:4', 'the result (client)')
+  bot.click(0, 0, 0, 1) // shift-click the result
+  let p = await until(async () => { const p = await me(srv); return p.crafted.length === 3 && p }, 'three crafts')
+  // vanilla merges a crafted result into slots 44..9, last first: the last hotbar slot
+  assert.deepEqual(invMap(p), { 44: 'oak_planks:12' })
+  await until(() => bot.slot(0, 44) === 'oak_planks:12' && bot.slot(0, 3) === null && bot.slot(0, 0) === null, 'the client to see 12 planks and an empty grid')
+
+  for (const s of [1, 2, 3, 4]) await cmd(srv, { cmd: 'give', item: 'oak_planks', count: 2, slot: s })
+  await until(() => bot.slot(0, 0) === 'crafting_table:1', 'a table in the result (client)')
+  bot.click(0, 0, 0, 1)
+  p = await until(async () => { const p = await me(srv); return p.crafted.length === 5 && p }, 'two more crafts')
+  assert.deepEqual(invMap(p), { 44: 'oak_planks:12', 43: 'crafting_table:2' })
+
+  await cmd(srv, { cmd: 'give', item: 'dirt', count: 5, slot: 9 })
+  bot.click(0, 9, 0, 1) // main -> hotbar (first empty, left first)
+  p = await until(async () => { const p = await me(srv); return invMap(p)[36] && p }, 'dirt in the hotbar')
+  assert.deepEqual(invMap(p), { 36: 'dirt:5', 43: 'crafting_table:2', 44: 'oak_planks:12' })
+  bot.click(0, 44, 0, 1) // hotbar -> main
+  p = await until(async () => { const p = await me(srv); return invMap(p)[9] && p }, 'planks in the main inventory')
+  assert.deepEqual(invMap(p), { 9: 'oak_planks:12', 36: 'dirt:5', 43: 'crafting_table:2' })
+  assert.equal(bot.slot(0, 9), 'oak_planks:12')
+})
+
+serverTest('2x2 grid: items and the cursor go back on close_window 0, on the first swing, dropped when full', async (srv, bot) => {
+  await cmd(srv, { cmd: 'give', item: 'oak_log', count: 5, slot: 36 })
+  await cmd(srv, { cmd: 'give', item: 'dirt', count: 3, slot: 37 })
+  await cmd(srv, { cmd: 'give', item: 'oak_log', count: 2, slot: 1 })
+  await cmd(srv, { cmd: 'give', item: 'stick', count: 1, slot: 3 })
+  await until(() => bot.slot(0, 37) === 'dirt:3' && bot.slot(0, 3) === 'stick:1', 'the items (client)')
+  bot.click(0, 37) // dirt onto the cursor
+  await until(async () => itemStr((await me(srv)).cursor) === 'dirt:3', 'dirt on the cursor')
+  bot.client.write('close_window', { windowId: 0 }) // what a vanilla client sends when E closes
+  let p = await until(async () => { const p = await me(srv); return !p.cursor && !invMap(p)[1] && p }, 'the grid emptied')
+  // logs onto the existing log stack, the stick and then the cursor's dirt into the first empty hotbar slots
+  assert.deepEqual(invMap(p), { 36: 'oak_log:7', 37: 'stick:1', 38: 'dirt:3' })
+  assert.equal(p.lastClose.window, 'inventory')
+  await until(() => bot.slot(0, 36) === 'oak_log:7' && bot.slot(0, 37) === 'stick:1' && bot.slot(0, 38) === 'dirt:3' &&
+    bot.slot(0, 1) === null && bot.slot(0, 3) === null && bot.slot(0, 0) === null, 'the client to see the items back')
+
+  // the web client's E inventory sends no close_window: the first swing counts as closed
+  await cmd(srv, { cmd: 'give', item: 'oak_log', count: 1, slot: 2 })
+  assert.equal(invMap(await me(srv))[0], 'oak_planks:4')
+  bot.client.write('arm_animation', { hand: 0 })
+  p = await until(async () => { const p = await me(srv); return invMap(p)[36] === 'oak_log:8' && p }, 'the log back after a swing')
+  assert.deepEqual(invMap(p), { 36: 'oak_log:8', 37: 'stick:1', 38: 'dirt:3' })
+
+  // the harness command does the same
+  await cmd(srv, { cmd: 'give', item: 'stick', count: 1, slot: 4 })
+  const r = await cmd(srv, { cmd: 'close_window' })
+  assert.deepEqual(r.returned, ['1 stick'])
+  assert.deepEqual(invMap(await me(srv)), { 36: 'oak_log:8', 37: 'stick:2', 38: 'dirt:3' })
+
+  // full inventory: the grid item is dropped as an item entity next to the player
+  await cmd(srv, { cmd: 'clear' })
+  for (let s = 9; s < 45; s++) await cmd(srv, { cmd: 'give', item: 'stone', count: 64, slot: s })
+  await cmd(srv, { cmd: 'give', item: 'oak_log', count: 1, slot: 1 })
+  const before = bot.spawned.length
+  bot.client.write('close_window', { windowId: 0 })
+  p = await until(async () => { const p = await me(srv); return !invMap(p)[1] && p }, 'the grid emptied (full inventory)')
+  assert.equal(p.inventory.length, 36)
+  assert.ok(p.inventory.every(i => i.name === 'stone' && i.count === 64))
+  await until(() => bot.spawned.slice(before).some(e => e.type === 34), 'an item entity spawned for the client')
+  assert.match(srv.logText(), /dropped 1 oak_log/)
+})
+
+serverTest('crafting table: 3x3 recipe, shift-click result, grid returned on close_window', async (srv, bot) => {
+  const p0 = await me(srv)
+  const tx = Math.floor(p0.pos.x); const ty = Math.floor(p0.pos.y); const tz = Math.floor(p0.pos.z) + 2
+  await cmd(srv, { cmd: 'setblock', x: tx, y: ty, z: tz, block: 'crafting_table' })
+  await cmd(srv, { cmd: 'give', item: 'oak_planks', count: 3, slot: 36 })
+  await cmd(srv, { cmd: 'give', item: 'stick', count: 2, slot: 37 })
+  await cmd(srv, { cmd: 'give', item: 'oak_log', count: 2, slot: 40 })
+  bot.client.write('block_place', { hand: 0, location: { x: tx, y: ty, z: tz }, direction: 2, cursorX: 0.5, cursorY: 0.5, cursorZ: 0, insideBlock: false })
+  const w = await until(() => bot.windows.at(-1), 'open_window')
+  assert.equal(w.inventoryType, 11, 'numeric 1.14 menu id of minecraft:crafting')
+  const N = w.windowId
+  await until(() => bot.slot(N, 37) === 'oak_planks:3' && bot.slot(N, 38) === 'stick:2', 'the table window contents (client)')
+  let p = await me(srv)
+  assert.equal(p.window.id, N)
+  assert.equal(p.window.title, 'Crafting')
+
+  bot.click(N, 37) // planks onto the cursor, one into each top-row slot
+  for (const s of [1, 2, 3]) bot.click(N, s, 1)
+  bot.click(N, 38) // sticks: centre column
+  for (const s of [5, 8]) bot.click(N, s, 1)
+  await until(() => bot.slot(N, 0) === 'wooden_pickaxe:1', 'the client to see a wooden pickaxe in the result slot')
+  p = await me(srv)
+  assert.deepEqual(p.window.slots.map(s => `${s.slot}:${s.name}:${s.count}`),
+    ['0:wooden_pickaxe:1', '1:oak_planks:1', '2:oak_planks:1', '3:oak_planks:1', '5:stick:1', '8:stick:1'])
+  bot.click(N, 0, 0, 1) // shift-click: into the inventory, last hotbar slot first
+  p = await until(async () => { const p = await me(srv); return invMap(p)[44] && p }, 'the pickaxe in the inventory')
+  assert.deepEqual(invMap(p), { 40: 'oak_log:2', 44: 'wooden_pickaxe:1' })
+  assert.deepEqual(p.window.slots, [])
+  assert.deepEqual(p.crafted.map(c => [c.name, c.via]), [['wooden_pickaxe', 'crafting_table']])
+  await until(() => bot.slot(N, 45) === 'wooden_pickaxe:1' && bot.slot(N, 1) === null, 'the client to see the pickaxe and an empty grid')
+
+  bot.click(N, 41) // logs (window-0 slot 40) into the grid's centre: shapeless planks anywhere in 3x3
+  bot.click(N, 5)
+  await until(() => bot.slot(N, 0) === 'oak_planks:4', 'the client to see planks from the centre log')
+  await cmd(srv, { cmd: 'give', item: 'dirt', count: 1, slot: 9 })
+  await until(() => bot.slot(N, 10) === 'dirt:1', 'a server-side change mirrored into the open table (client)')
+  bot.click(N, 10) // dirt stays on the cursor
+  await until(async () => itemStr((await me(srv)).cursor) === 'dirt:1', 'dirt on the cursor')
+  bot.client.write('close_window', { windowId: N })
+  p = await until(async () => { const p = await me(srv); return !p.window && invMap(p)[36] && p }, 'the grid returned')
+  assert.deepEqual(invMap(p), { 36: 'oak_log:2', 37: 'dirt:1', 44: 'wooden_pickaxe:1' })
+  assert.equal(p.cursor, null)
+  assert.equal(p.lastClose.window, 'crafting_table')
+  await until(() => bot.slot(0, 36) === 'oak_log:2' && bot.slot(0, 37) === 'dirt:1', 'the client to get the returned items in window 0')
+})
+
+serverTest('face_block: a standable spot in reach, looking at a log; deterministic; clear error', async (srv, bot) => {
+  const r = await cmd(srv, { cmd: 'face_block', seed: 1 })
+  assert.match(r.block.name, /_log$/)
+  assert.equal((await cmd(srv, { cmd: 'getblock', ...r.block })).name, r.block.name)
+  const h = Math.hypot(r.player.x - (r.block.x + 0.5), r.player.z - (r.block.z + 0.5))
+  assert.ok(h >= 2.5 && h <= 4.5, `horizontal distance ${h}`)
+  const fx = Math.floor(r.player.x); const fz = Math.floor(r.player.z)
+  assert.notEqual((await cmd(srv, { cmd: 'getblock', x: fx, y: r.player.y - 1, z: fz })).name, 'air')
+  assert.equal((await cmd(srv, { cmd: 'getblock', x: fx, y: r.player.y, z: fz })).name, 'air')
+  assert.equal((await cmd(srv, { cmd: 'getblock', x: fx, y: r.player.y + 1, z: fz })).name, 'air')
+  // looking at the centre: the view ray from the eye passes the block centre
+  const yaw = r.player.yaw * Math.PI / 180; const pitch = r.player.pitch * Math.PI / 180
+  const dir = [-Math.sin(yaw) * Math.cos(pitch), -Math.sin(pitch), Math.cos(yaw) * Math.cos(pitch)]
+  const to = [r.block.x + 0.5 - r.player.x, r.block.y + 0.5 - (r.player.y + 1.62), r.block.z + 0.5 - r.player.z]
+  const len = Math.hypot(...to)
+  assert.ok(dir.reduce((s, d, i) => s + d * to[i] / len, 0) > 0.9999, 'the look direction points at the block centre')
+  assert.ok(((r.player.yaw % 360) + 360) % 360 !== 180 && r.player.pitch !== 0)
+  // the server's idea of the player matches, and the client was teleported there
+  const p = await me(srv)
+  assert.deepEqual([p.pos.x, p.pos.y, p.pos.z], [r.player.x, r.player.y, r.player.z])
+  assert.equal(p.yaw, Math.round(r.player.yaw * 100) / 100)
+  assert.equal(p.pitch, Math.round(r.player.pitch * 100) / 100)
+  await until(() => bot.pos && bot.pos.x === r.player.x && bot.pos.z === r.player.z && Math.abs(bot.pos.yaw - r.player.yaw) < 1e-3, 'the client teleported')
+  // same seed, same answer (the centre is the spawn point, not the current position)
+  const again = await cmd(srv, { cmd: 'face_block', seed: 1 })
+  assert.deepEqual(again.block, r.block)
+  assert.deepEqual(again.player, r.player)
+  // GET form with a block list
+  const g = await (await fetch(`http://127.0.0.1:${srv.cmdPort}/face_block?seed=5&blocks=oak_log&min_dist=3&max_dist=4`)).json()
+  assert.equal(g.block.name, 'oak_log')
+  assert.ok(g.dist.horizontal >= 3 && g.dist.horizontal <= 4)
+  await assert.rejects(cmd(srv, { cmd: 'face_block', blocks: ['diamond_block'], radius: 6 }), /face_block: none of 0 diamond_block blocks within 6/)
+})
+
+serverTest('pickup: whole stack into the inventory, never into the crafting grid', async (srv, bot) => {
+  await cmd(srv, { cmd: 'give', item: 'oak_log', count: 1, slot: 1 }) // grid: shows planks
+  await cmd(srv, { cmd: 'give', item: 'oak_log', count: 10, slot: 38 })
+  await cmd(srv, { cmd: 'drop', item: 'oak_log', count: 3 })
+  const p = await until(async () => { const p = await me(srv); return invMap(p)[38] === 'oak_log:13' && p }, 'the dropped logs picked up')
+  assert.deepEqual(invMap(p), { 0: 'oak_planks:4', 1: 'oak_log:1', 38: 'oak_log:13' })
+  await until(() => bot.collected.length === 1 && bot.slot(0, 38) === 'oak_log:13', 'collect packet and slot (client)')
+})
+
+serverTest('throwing: click outside with the cursor, Q and ctrl-Q over a slot spawn item entities', async (srv, bot) => {
+  await cmd(srv, { cmd: 'give', item: 'dirt', count: 5, slot: 36 })
+  await cmd(srv, { cmd: 'give', item: 'stick', count: 3, slot: 37 })
+  await until(() => bot.slot(0, 37) === 'stick:3', 'the items (client)')
+  const before = bot.spawned.length
+  bot.click(0, 36) // dirt onto the cursor
+  bot.click(0, -999, 1) // right click outside: throw one
+  await until(async () => itemStr((await me(srv)).cursor) === 'dirt:4', 'one dirt thrown from the cursor')
+  bot.click(0, -999, 0) // left click outside: throw the rest
+  await until(async () => (await me(srv)).cursor === null, 'the cursor emptied')
+  bot.click(0, 37, 0, 4) // Q: one stick
+  await until(async () => invMap(await me(srv))[37] === 'stick:2', 'one stick thrown')
+  bot.click(0, 37, 1, 4) // ctrl-Q: the stack
+  await until(async () => !invMap(await me(srv))[37], 'the sticks thrown')
+  assert.deepEqual(invMap(await me(srv)), {})
+  await until(() => bot.spawned.slice(before).filter(e => e.type === 34).length === 4, 'four item entities (client)')
+  const log = srv.logText()
+  for (const line of ['dropped 1 dirt (clicked outside', 'dropped 4 dirt (clicked outside', 'dropped 1 stick (Q over', 'dropped 2 stick (Q over']) assert.ok(log.includes(line), line)
+})
