@@ -669,9 +669,17 @@ impl Config {
 /// needs (its window title, detector, reach thresholds), as overrides that name their line, plus
 /// `game.profile` itself. `vistawise --game GAME` lays them over the config file.
 pub fn game_settings(path: &Path, game: &str) -> Result<Vec<Override>, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-        path: path.to_path_buf(),
-        source,
+    let text = crate::toml_lines::read_profile(path).map_err(|e| match e {
+        crate::toml_lines::DataFileError::Io { path, source } => ConfigError::Read { path, source },
+        crate::toml_lines::DataFileError::Invalid {
+            path,
+            line,
+            message,
+        } => ConfigError::Parse {
+            path,
+            line: Some(line),
+            message,
+        },
     })?;
     let table: toml::Table = toml::from_str(&text).map_err(|e| ConfigError::Parse {
         path: path.to_path_buf(),

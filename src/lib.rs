@@ -11,6 +11,7 @@ pub mod dataset;
 pub mod embedding;
 pub mod knowledge;
 pub mod longterm;
+pub mod mcweb;
 pub mod minetest;
 pub mod perception;
 pub mod policy;

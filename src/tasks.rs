@@ -108,6 +108,14 @@ impl TaskList {
             .find(|t| t.profile == profile && t.id == id)
     }
 
+    /// The task `id` of the first profile of `lineage` (a profile, then its bases) that has it.
+    pub fn get_inherited(&self, lineage: &[String], id: &str) -> Result<&Task, TaskError> {
+        lineage
+            .iter()
+            .find_map(|p| self.find(p, id))
+            .map_or_else(|| self.get(&lineage[0], id), Ok)
+    }
+
     pub fn get(&self, profile: &str, id: &str) -> Result<&Task, TaskError> {
         self.find(profile, id).ok_or_else(|| TaskError::Unknown {
             id: id.to_string(),

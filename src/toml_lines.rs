@@ -39,6 +39,123 @@ pub fn read(path: &Path) -> Result<String, DataFileError> {
     })
 }
 
+/// How deep profiles may stack (`base` over `base`...): a cycle is an error, not a hang.
+const MAX_PROFILE_DEPTH: usize = 8;
+
+/// Reads a game profile file (`config/games/<game>.toml`). A profile that names a `base`
+/// (`base = "minecraft"`: `minecraft.toml` in the same folder) is laid over it: its tables are
+/// merged into the base's key by key, any other value replaces the base's (an array whole).
+/// A profile without `base` is returned as written, so its errors keep their lines; a layered
+/// one is returned merged (errors then count lines of the merged text, which starts with a
+/// comment naming its files).
+pub fn read_profile(path: &Path) -> Result<String, DataFileError> {
+    let mut chain = Vec::new();
+    let table = profile_table(path, &mut chain)?;
+    if chain.len() == 1 {
+        return read(path);
+    }
+    let names: Vec<String> = chain.iter().map(|p| p.display().to_string()).collect();
+    let body = toml::to_string(&table)
+        .map_err(|e| DataFileError::at(path, 1, format!("cannot merge the profile: {e}")))?;
+    Ok(format!(
+        "# merged profile: {}\n{body}",
+        names.join(" over ")
+    ))
+}
+
+/// The names of a profile and its bases, the profile first (`["minecraft-web", "minecraft"]`):
+/// files named after a profile (skills, graph, tasks) are looked up along it. A file that
+/// cannot be read ends the list; `read_profile` reports it.
+pub fn profile_lineage(dir: &Path, name: &str) -> Vec<String> {
+    let mut out = vec![name.to_string()];
+    while out.len() < MAX_PROFILE_DEPTH {
+        let path = dir.join(format!("{}.toml", out[out.len() - 1]));
+        let base = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|t| toml::from_str::<toml::Table>(&t).ok())
+            .and_then(|t| t.get("base").and_then(|b| b.as_str()).map(str::to_string));
+        match base {
+            Some(b) if !out.contains(&b) => out.push(b),
+            _ => break,
+        }
+    }
+    out
+}
+
+/// The profile at `path` with its bases merged in; `chain` collects the files, top first.
+fn profile_table(path: &Path, chain: &mut Vec<PathBuf>) -> Result<toml::Table, DataFileError> {
+    if chain.iter().any(|p| p == path) || chain.len() >= MAX_PROFILE_DEPTH {
+        return Err(DataFileError::at(
+            path,
+            1,
+            format!(
+                "base: profiles stack in a cycle or deeper than {MAX_PROFILE_DEPTH} ({})",
+                chain
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" -> ")
+            ),
+        ));
+    }
+    chain.push(path.to_path_buf());
+    let text = read(path)?;
+    let mut table: toml::Table = toml::from_str(&text).map_err(|e| {
+        DataFileError::at(
+            path,
+            e.span().map_or(1, |s| line_at(&text, s.start)),
+            e.message().to_string(),
+        )
+    })?;
+    let Some(base) = table.remove("base") else {
+        return Ok(table);
+    };
+    let line = text
+        .lines()
+        .position(|l| l.trim_start().starts_with("base"))
+        .map_or(1, |i| i + 1);
+    let name = base
+        .as_str()
+        .filter(|n| {
+            !n.is_empty()
+                && n.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        })
+        .ok_or_else(|| {
+            DataFileError::at(
+                path,
+                line,
+                "base must name another profile of the same folder, e.g. base = \"minecraft\"",
+            )
+        })?;
+    let base_path = path
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join(format!("{name}.toml"));
+    if !base_path.is_file() {
+        return Err(DataFileError::at(
+            path,
+            line,
+            format!("base: no profile {}", base_path.display()),
+        ));
+    }
+    let mut merged = profile_table(&base_path, chain)?;
+    merge_tables(&mut merged, table);
+    Ok(merged)
+}
+
+/// Lays `over` onto `base`: tables merge key by key, anything else replaces.
+fn merge_tables(base: &mut toml::Table, over: toml::Table) {
+    for (key, value) in over {
+        match (base.get_mut(&key), value) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge_tables(b, o),
+            (_, value) => {
+                base.insert(key, value);
+            }
+        }
+    }
+}
+
 /// 1-based line of a byte offset in `text`.
 pub fn line_at(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
@@ -86,5 +203,51 @@ mod tests {
         assert_eq!(header_line(text, "[planner]"), Some(3));
         assert_eq!(header_line(text, "[planner.gather]"), Some(4));
         assert_eq!(header_line(text, "[counts]"), None);
+    }
+
+    #[test]
+    fn a_profile_with_a_base_is_merged_over_it_and_one_without_is_read_as_written() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let base = dir.path().join("game.toml");
+        std::fs::write(
+            &base,
+            "# vanilla\n[camera]\nfov_deg = 70.0\nstep = 1\n[keys]\nforward = \"w\"\n[list]\nv = [1, 2]\n",
+        )
+        .expect("write");
+        let over = dir.path().join("game-web.toml");
+        std::fs::write(
+            &over,
+            "base = \"game\"\n[camera]\nfov_deg = 75.0\n[list]\nv = [3]\n[extra]\na = 1\n",
+        )
+        .expect("write");
+        assert_eq!(
+            read_profile(&base).expect("base"),
+            std::fs::read_to_string(&base).expect("read")
+        );
+        let merged = read_profile(&over).expect("merged");
+        assert!(merged.starts_with("# merged profile: "), "{merged}");
+        let t: toml::Table = toml::from_str(&merged).expect("toml");
+        assert_eq!(t["camera"]["fov_deg"].as_float(), Some(75.0));
+        assert_eq!(t["camera"]["step"].as_integer(), Some(1));
+        assert_eq!(t["keys"]["forward"].as_str(), Some("w"));
+        assert_eq!(t["list"]["v"].as_array().map(Vec::len), Some(1));
+        assert_eq!(t["extra"]["a"].as_integer(), Some(1));
+        assert!(!t.contains_key("base"));
+    }
+
+    #[test]
+    fn a_missing_base_or_a_cycle_is_an_error_at_the_base_line() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let a = dir.path().join("a.toml");
+        std::fs::write(&a, "# a\nbase = \"nowhere\"\n").expect("write");
+        let e = read_profile(&a).expect_err("missing base").to_string();
+        assert!(e.contains("a.toml:2:") && e.contains("nowhere.toml"), "{e}");
+        std::fs::write(&a, "base = \"b\"\n").expect("write");
+        std::fs::write(dir.path().join("b.toml"), "base = \"a\"\n").expect("write");
+        let e = read_profile(&a).expect_err("cycle").to_string();
+        assert!(e.contains("cycle"), "{e}");
+        std::fs::write(&a, "base = \"../x\"\n").expect("write");
+        let e = read_profile(&a).expect_err("path").to_string();
+        assert!(e.contains("same folder"), "{e}");
     }
 }

@@ -22,7 +22,13 @@ fn world() -> World {
 
 fn world_of(game: &str, frame: (u32, u32)) -> World {
     let repo = support::repo();
-    let kg = KnowledgeGraph::load(&repo.join(format!("kg/{game}.toml"))).expect("kg");
+    // A profile laid over a base (minecraft-web over minecraft) uses the base's graph.
+    let graph = if game == "minecraft-web" {
+        "minecraft"
+    } else {
+        game
+    };
+    let kg = KnowledgeGraph::load(&repo.join(format!("kg/{graph}.toml"))).expect("kg");
     let profile = GameProfile::load(&repo, game).expect("profile");
     let config = PlannerConfig::load(
         &repo.join(format!("config/games/{game}.toml")),
@@ -575,5 +581,55 @@ fn in_the_minetest_inventory_the_ingredient_is_taken_from_its_take_from_slots_no
     assert_eq!(
         act(w.step("Wooden Planks", vec![], vec![hud, inv])),
         call("craft_plank", &[305.0, 274.0])
+    );
+}
+
+/// The centre of a named slot of the profile's GUI at the world's frame size.
+fn slot(w: &World, location: &str) -> (f32, f32) {
+    w.profile
+        .gui
+        .layout(w.frame.0, w.frame.1, GuiScale::Auto)
+        .slot_center(location)
+        .expect("slot")
+}
+
+#[test]
+fn a_log_the_hud_shows_but_the_open_inventory_lacks_is_gathered_not_crafted_from_again_and_again() {
+    // The Minecraft client's closed loop: an empty HUD slot over the world read as a log. The
+    // inventory opened to craft planks from it shows no log; after it closes the same HUD
+    // sighting must not open it again (it did, for 30 steps).
+    let mut w = world_of("minecraft-web", (1280, 720));
+    let (hx, hy) = slot(&w, "hud.hotbar.7");
+    let hud_log = || icon("log_icon", hx, hy);
+    assert_eq!(
+        act(w.step("Planks", vec![], vec![hud_log()])),
+        call("open_inventory", &[])
+    );
+    // The open inventory: a stick in its hotbar row, no log in its slots, the HUD log under it.
+    let (sx, sy) = slot(&w, "inventory.hotbar.0");
+    assert_eq!(
+        act(w.step(
+            "Planks",
+            vec![],
+            vec![icon("stick_icon", sx, sy), hud_log()]
+        )),
+        call("close_screen", &[])
+    );
+    let trunk = || entity("trunk", 900.0, 330.0, false);
+    let next = act(w.step("Planks", vec![trunk()], vec![hud_log()]));
+    assert_eq!(next.skill, "turn", "{next}");
+    // Once a gather has run, the HUD is believed again: what it shows may be new.
+    let mut steps = 0;
+    loop {
+        let c = act(w.step("Planks", vec![entity("trunk", 640.0, 300.0, true)], vec![]));
+        steps += 1;
+        if c.skill == "mine_log" || steps > 4 {
+            assert_eq!(c.skill, "mine_log", "{c}");
+            break;
+        }
+    }
+    assert_eq!(
+        act(w.step("Planks", vec![], vec![hud_log()])),
+        call("open_inventory", &[])
     );
 }

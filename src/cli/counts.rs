@@ -48,8 +48,13 @@ pub enum CountsCommand {
     /// With --font, from counts drawn with the game's font texture instead (no game needed).
     Learn {
         /// The probe folder of the running game [default: as `annotate --auto`].
-        #[arg(long, value_name = "DIR", conflicts_with = "font")]
+        #[arg(long, value_name = "DIR", conflicts_with_all = ["font", "mcweb"])]
         probe: Option<PathBuf>,
+        /// The command port (`HOST:PORT`) of the Minecraft client's test server (tests/mcweb):
+        /// the stacks are put in the inventory through it, and the digits learnt from the
+        /// client's window.
+        #[arg(long, value_name = "HOST:PORT", conflicts_with = "font")]
+        mcweb: Option<String>,
         /// Minecraft's font texture (`font/ascii.png` of the npm package minecraft-assets): the
         /// counts are drawn with it as the game draws them, in every screen of `[counts] area`
         /// at GUI scales 1-4, and learnt from those frames.
@@ -146,14 +151,16 @@ pub fn run(ctx: &AppContext, cmd: &CountsCommand) -> Result<ExitCode> {
         }
         CountsCommand::Learn {
             probe,
+            mcweb,
             font,
             root,
             settle_ms,
         } => {
             let (profile, style) = profile(ctx, root)?;
-            let shots = match font {
-                Some(path) => font_shots(&profile, &style, path)?,
-                None => probe_shots(ctx, profile, probe.clone(), *settle_ms)?,
+            let shots = match (font, mcweb) {
+                (Some(path), _) => font_shots(&profile, &style, path)?,
+                (None, Some(address)) => mcweb_shots(ctx, profile, address, *settle_ms)?,
+                (None, None) => probe_shots(ctx, profile, probe.clone(), *settle_ms)?,
             };
             learn(style, &shots)
         }
@@ -267,6 +274,77 @@ fn probe_shots(
             });
         }
     }
+    Ok(shots)
+}
+
+/// Stackable items of Minecraft 1.14, so the digits are learnt over different icons.
+const MC_ITEMS: [&str; 9] = [
+    "dirt",
+    "cobblestone",
+    "oak_planks",
+    "oak_log",
+    "stick",
+    "coal",
+    "sand",
+    "gravel",
+    "iron_ingot",
+];
+
+/// Screenshots of the Minecraft client (tests/mcweb) with the ROUNDS' stacks, put in the
+/// inventory through its test server: the hotbar (window slots 36-44) and the main rows (9-35).
+fn mcweb_shots(
+    ctx: &AppContext,
+    profile: GameProfile,
+    address: &str,
+    settle_ms: u64,
+) -> Result<Vec<Shot>> {
+    let gui = profile.gui.clone();
+    let server = vistawise::mcweb::McwebServer::connect(address)?;
+    let (mut window, rect) = DesktopWindow::open(ctx, profile)?;
+    let layout = gui.layout(rect.w, rect.h, ctx.config().game.gui_scale);
+    let settle = Duration::from_millis(settle_ms);
+    let mut shots = Vec::new();
+    for round in ROUNDS {
+        server.clear()?;
+        // Slot i of the 36 (hotbar 0-8, then main 0-26) holds round[(i + i / 9) % 8].
+        let count_at = |i: usize| round[(i + i / 9) % round.len()];
+        for i in 0..36 {
+            let slot = if i < 9 { 36 + i } else { i };
+            server.give(MC_ITEMS[i % MC_ITEMS.len()], count_at(i), slot as u32)?;
+        }
+        let count_of = |location: &str| -> Option<u32> {
+            let index: usize = location.rsplit('.').next()?.parse().ok()?;
+            let i = if location.contains(".main.") {
+                9 + index
+            } else {
+                index
+            };
+            (i < 36).then(|| count_at(i))
+        };
+        for (screen, open) in [("hud", false), ("inventory", true)] {
+            if open {
+                window.tap("inventory")?;
+            }
+            std::thread::sleep(settle);
+            let image = window.capture()?;
+            if open {
+                window.tap("close_screen")?;
+                std::thread::sleep(settle);
+            }
+            let truth = slots_of(&layout, screen)
+                .into_iter()
+                .filter(|(l, _)| l.contains(".hotbar.") || l.contains(".main."))
+                .filter_map(|(l, c)| count_of(&l).map(|n| (c, n)))
+                .collect();
+            shots.push(Shot {
+                image,
+                screen: screen.to_string(),
+                scale: layout.scale(),
+                truth,
+            });
+        }
+    }
+    server.clear()?;
     Ok(shots)
 }
 

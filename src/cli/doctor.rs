@@ -161,8 +161,9 @@ pub fn run(ctx: &AppContext, args: &DoctorArgs) -> Result<ExitCode> {
             Err(e) => Outcome::Fail {
                 what: first_line(&e.to_string()),
                 fix: format!(
-                    "start the game, or set game.window_title (now \"{}\") to part of its title.\n{}",
+                    "start the game, or set game.window_title (now \"{}\") to part of its title.{}\n{}",
                     cfg.game.window_title,
+                    other_profiles_window(ws),
                     e.to_string().lines().skip(1).collect::<Vec<_>>().join("\n")
                 ),
             },
@@ -256,4 +257,32 @@ fn check_llm(ctx: &AppContext) -> Outcome {
 
 fn first_line(text: &str) -> String {
     text.lines().next().unwrap_or_default().to_string()
+}
+
+/// A hint when the open window belongs to another game profile (its `[settings]`
+/// `game.window_title`), e.g. the Minecraft browser client while the profile is `minecraft`.
+fn other_profiles_window(ws: &[windows::WindowInfo]) -> String {
+    let Ok(entries) = std::fs::read_dir("config/games") else {
+        return String::new();
+    };
+    let mut files: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    files.sort();
+    for path in files {
+        let Some(game) = path.file_stem().and_then(|s| s.to_str()) else {
+            continue;
+        };
+        let Ok(settings) = vistawise::config::game_settings(&path, game) else {
+            continue;
+        };
+        let title = settings.iter().find(|o| o.key == "game.window_title");
+        if let Some(t) = title
+            && let Ok(w) = windows::find_by_title(ws, &t.value)
+        {
+            return format!(
+                " The window \"{}\" is open: it is played with --game {game}.",
+                w.title
+            );
+        }
+    }
+    String::new()
 }

@@ -99,10 +99,17 @@ pub fn run(ctx: &AppContext, cmd: &KgCommand) -> Result<ExitCode> {
     }
 }
 
+/// `--kg`, else `kg/<profile>.toml` of the profile or, for a profile laid over a base, of the
+/// first of its bases that has one.
 fn graph_path(ctx: &AppContext, args: &GraphArgs) -> PathBuf {
-    args.kg
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(format!("kg/{}.toml", ctx.config().game.profile)))
+    args.kg.clone().unwrap_or_else(|| {
+        let profile = &ctx.config().game.profile;
+        vistawise::toml_lines::profile_lineage(std::path::Path::new("config/games"), profile)
+            .iter()
+            .map(|p| PathBuf::from(format!("kg/{p}.toml")))
+            .find(|p| p.is_file())
+            .unwrap_or_else(|| PathBuf::from(format!("kg/{profile}.toml")))
+    })
 }
 
 pub(super) fn load(ctx: &AppContext, args: &GraphArgs) -> Result<(KnowledgeGraph, TaskList)> {
@@ -235,7 +242,11 @@ fn stats(ctx: &AppContext, args: &GraphArgs) -> Result<ExitCode> {
 
 fn pool(ctx: &AppContext, args: &PoolArgs) -> Result<ExitCode> {
     let (kg, tasks) = load(ctx, &args.graph)?;
-    let task = tasks.get(&ctx.config().game.profile, &args.task)?;
+    let lineage = vistawise::toml_lines::profile_lineage(
+        std::path::Path::new("config/games"),
+        &ctx.config().game.profile,
+    );
+    let task = tasks.get_inherited(&lineage, &args.task)?;
     let target = kg.node(&task.target).with_context(|| {
         format!(
             "task {} targets \"{}\", which is not a node of {}",

@@ -214,7 +214,9 @@ pub(super) fn load_parts(
 ) -> Result<Parts> {
     let config = ctx.config().clone();
     let (kg, tasks) = load(ctx, graph)?;
-    let task = tasks.get(&config.game.profile, task_id)?.clone();
+    let lineage =
+        vistawise::toml_lines::profile_lineage(&root.join("config/games"), &config.game.profile);
+    let task = tasks.get_inherited(&lineage, task_id)?.clone();
     let target = kg.node(&task.target).with_context(|| {
         format!(
             "task {} targets \"{}\", not a node of {}",

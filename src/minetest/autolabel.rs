@@ -245,7 +245,7 @@ impl AutoLabelConfig {
     /// Reads `[autolabel]` from a game profile file, in its own classes or (`label_set`) in
     /// those of one of its `[autolabel.label_sets]`. Every set is checked, chosen or not.
     pub fn load(path: &Path, label_set: Option<&str>) -> Result<Self, DataFileError> {
-        let text = toml_lines::read(path)?;
+        let text = toml_lines::read_profile(path)?;
         let raw: RawFile =
             toml_lines::from_str(&text).map_err(|(line, m)| DataFileError::at(path, line, m))?;
         let config = raw.autolabel.ok_or_else(|| {

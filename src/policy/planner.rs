@@ -139,7 +139,7 @@ impl PlannerConfig {
         kg: &KnowledgeGraph,
         library: &SkillLibrary,
     ) -> Result<Self, DataFileError> {
-        let text = toml_lines::read(path)?;
+        let text = toml_lines::read_profile(path)?;
         let raw: RawFile =
             toml_lines::from_str(&text).map_err(|(line, m)| DataFileError::at(path, line, m))?;
         let line = toml_lines::header_line(&text, "[planner]").unwrap_or(1);
@@ -324,6 +324,14 @@ pub struct Planner {
     /// The item to gather the bag was last looked at for (`bag_screen`): a screen was open when
     /// gathering it was decided, so what it is wanted for was not just missing from the HUD.
     bag_seen_for: Option<NodeIndex>,
+    /// Items an open screen showed missing from the bag: their sightings on the HUD hotbar
+    /// (drawn over the world, whose empty slots show the world through) are left out until a
+    /// screen shows them in the bag or the planner gathers again. Without this the closed loop
+    /// opened and closed the inventory to craft planks from a log the HUD showed in an empty
+    /// slot, for ever.
+    refuted_on_hud: BTreeSet<NodeIndex>,
+    /// Items the screen in view has shown in its bag since it came into view.
+    seen_in_screen: BTreeSet<NodeIndex>,
 }
 
 /// What the planner looks at in one step.
@@ -417,11 +425,69 @@ impl Planner {
             last_walk: None,
             exploring_for: None,
             bag_seen_for: None,
+            refuted_on_hud: BTreeSet::new(),
+            seen_in_screen: BTreeSet::new(),
         }
     }
 
     /// The next skill call towards `target`.
     pub fn next(&mut self, target: NodeIndex, view: &View) -> PlanStep {
+        let visual = self.without_refuted_hud_icons(view);
+        let view = &View {
+            visual: &visual,
+            ..*view
+        };
+        let step = self.plan(target, view);
+        if let PlanStep::Act(call, _) = &step
+            && self.config.gather.values().any(|r| r.skill == call.skill)
+        {
+            // A gather may bring any of them.
+            self.refuted_on_hud.clear();
+        }
+        step
+    }
+
+    /// Whether an icon at (x, y) sits on the HUD hotbar: a bag slot of a screen the planner
+    /// does not open itself.
+    fn on_hud(&self, view: &View, x: f32, y: f32) -> bool {
+        view.layout
+            .bag_screen(x, y)
+            .is_some_and(|s| !self.config.screens.contains_key(s))
+    }
+
+    /// With a screen in view, notes which items its bag lacks although the HUD shows them (and
+    /// it has not shown them since it opened); then the visual state without the HUD sightings
+    /// of those items, under the open screen too (a craft once took its ingredient from the
+    /// HUD slot there).
+    fn without_refuted_hud_icons(&mut self, view: &View) -> VisualState {
+        let mut visual = view.visual.clone();
+        if self.screen_in_view(view).is_some() {
+            for (node, a) in &visual.attributes {
+                let in_screen_bag = a
+                    .icons
+                    .iter()
+                    .any(|i| view.layout.in_bag(i.x, i.y) && !self.on_hud(view, i.x, i.y));
+                if in_screen_bag {
+                    self.refuted_on_hud.remove(node);
+                    self.seen_in_screen.insert(*node);
+                } else if !self.seen_in_screen.contains(node)
+                    && a.icons.iter().any(|i| self.on_hud(view, i.x, i.y))
+                {
+                    self.refuted_on_hud.insert(*node);
+                }
+            }
+        } else {
+            self.seen_in_screen.clear();
+        }
+        for node in &self.refuted_on_hud {
+            if let Some(a) = visual.attributes.get_mut(node) {
+                a.icons.retain(|i| !self.on_hud(view, i.x, i.y));
+            }
+        }
+        visual
+    }
+
+    fn plan(&mut self, target: NodeIndex, view: &View) -> PlanStep {
         if self.pending.is_empty() {
             self.exploring_for = None;
         } else if let Some(sought) = self.exploring_for

@@ -14,13 +14,35 @@ use super::library::{ParamType, Skill, SkillLibrary, SlotNames, Step, Value, tem
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum InputEvent {
-    KeyDown { key: Key },
-    KeyUp { key: Key },
-    ButtonDown { button: Button },
-    ButtonUp { button: Button },
-    MoveTo { x: i32, y: i32 },
-    MoveBy { dx: i32, dy: i32 },
-    Wait { ms: u64 },
+    KeyDown {
+        key: Key,
+    },
+    KeyUp {
+        key: Key,
+    },
+    ButtonDown {
+        button: Button,
+    },
+    ButtonUp {
+        button: Button,
+    },
+    MoveTo {
+        x: i32,
+        y: i32,
+    },
+    MoveBy {
+        dx: i32,
+        dy: i32,
+    },
+    Wait {
+        ms: u64,
+    },
+    /// Make sure the game holds the pointer (mouse-look): if it does not, click window pixel
+    /// (x, y) so that it takes it (a browser game locks the pointer only on a click).
+    GrabPointer {
+        x: i32,
+        y: i32,
+    },
 }
 
 impl fmt::Display for InputEvent {
@@ -33,6 +55,7 @@ impl fmt::Display for InputEvent {
             InputEvent::MoveTo { x, y } => write!(f, "move_to {x},{y}"),
             InputEvent::MoveBy { dx, dy } => write!(f, "move_by {dx},{dy}"),
             InputEvent::Wait { ms } => write!(f, "wait {ms}ms"),
+            InputEvent::GrabPointer { x, y } => write!(f, "grab_pointer {x},{y}"),
         }
     }
 }
@@ -54,6 +77,12 @@ pub struct Camera {
     /// to the slot the pointer was on a frame before, or see a release after the move as a drag.
     #[serde(default)]
     pub pointer_settle_ms: u64,
+    /// The game turns the camera only while it holds the pointer, and takes it on a click
+    /// (Minecraft in a browser: pointer lock, lost whenever a screen closes). A call that turns
+    /// the camera or presses a button in the world (before any `move_to`) first makes sure the
+    /// game holds it (`InputEvent::GrabPointer` at the window centre).
+    #[serde(default)]
+    pub grab_pointer: bool,
 }
 
 /// Window pixel centres of named GUI slots for the current window size and GUI scale.
@@ -219,6 +248,7 @@ pub fn expand(
         ctx,
         events: Vec::new(),
         total_ms: 0,
+        pointer_free: false,
     };
     for step in &skill.steps {
         out.step(step)?;
@@ -232,10 +262,29 @@ struct Expansion<'a> {
     ctx: &'a ExpandContext<'a>,
     events: Vec<InputEvent>,
     total_ms: u64,
+    /// A `move_to` came first: the call works in an open screen with a free pointer.
+    pointer_free: bool,
 }
 
 impl Expansion<'_> {
     fn push(&mut self, e: InputEvent) -> Result<(), String> {
+        if self.ctx.camera.grab_pointer
+            && !self.pointer_free
+            && matches!(e, InputEvent::MoveBy { .. } | InputEvent::ButtonDown { .. })
+            && !self
+                .events
+                .iter()
+                .any(|e| matches!(e, InputEvent::GrabPointer { .. }))
+        {
+            let (x, y) = (self.ctx.window_w / 2, self.ctx.window_h / 2);
+            self.events.push(InputEvent::GrabPointer {
+                x: x as i32,
+                y: y as i32,
+            });
+        }
+        if matches!(e, InputEvent::MoveTo { .. }) {
+            self.pointer_free = true;
+        }
         if let InputEvent::Wait { ms } = e {
             self.total_ms += ms;
             if self.total_ms > MAX_TOTAL_MS {
@@ -496,8 +545,57 @@ mod tests {
                 max_counts_per_move: 10,
                 move_interval_ms: 5,
                 pointer_settle_ms: 0,
+                grab_pointer: false,
             },
         }
+    }
+
+    #[test]
+    fn a_game_that_must_hold_the_pointer_gets_one_grab_before_a_turn_or_a_world_press_only() {
+        let keys = KeyMap::default();
+        let mut c = ctx(&keys);
+        c.camera.grab_pointer = true;
+        let world = Skill {
+            name: "turn_and_hit".into(),
+            description: "Turn, then hit.".into(),
+            params: vec![],
+            steps: vec![
+                Step::Turn {
+                    yaw: Some(Value::Literal(5.0)),
+                    pitch: None,
+                },
+                Step::HoldButton {
+                    button: Button::Left,
+                    ms: Value::Literal(100.0),
+                },
+            ],
+            file: "t.toml".into(),
+            line: 1,
+        };
+        let events = expand(&world, &BTreeMap::new(), &c).expect("expand");
+        assert_eq!(events[0], InputEvent::GrabPointer { x: 100, y: 50 });
+        assert_eq!(events[1], InputEvent::MoveBy { dx: 5, dy: 0 });
+        let grabs = |events: &[InputEvent]| {
+            events
+                .iter()
+                .filter(|e| matches!(e, InputEvent::GrabPointer { .. }))
+                .count()
+        };
+        assert_eq!(grabs(&events), 1);
+        // A click in an open screen (a move first) leaves the free pointer alone.
+        let call = SkillCall {
+            skill: "click_at".into(),
+            args: [10.0, 20.0]
+                .map(|value| CallArg { name: None, value })
+                .to_vec(),
+        };
+        assert_eq!(grabs(&plan(&library(), &call, &c).expect("plan")), 0);
+        // A game that keeps the pointer itself gets no grab.
+        c.camera.grab_pointer = false;
+        assert_eq!(
+            grabs(&expand(&world, &BTreeMap::new(), &c).expect("expand")),
+            0
+        );
     }
 
     #[test]

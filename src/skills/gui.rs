@@ -278,7 +278,7 @@ fn region(
 impl GuiGeometry {
     /// Reads the `[gui]` part of a game profile file.
     pub fn load(path: &Path) -> Result<Self, DataFileError> {
-        let text = toml_lines::read(path)?;
+        let text = toml_lines::read_profile(path)?;
         Self::parse(&text, path)
     }
 

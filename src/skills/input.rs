@@ -2,7 +2,12 @@
 //! `dry-run` (records what it would send). Backends get window-relative pointer targets and
 //! refuse any outside the window, whatever the caller checked before.
 
+use std::time::{Duration, Instant};
+
 use enigo::{Coordinate, Direction, Enigo, Keyboard, Mouse, Settings};
+use x11rb::connection::Connection;
+use x11rb::protocol::xproto::{ConnectionExt, EventMask, GrabMode, GrabStatus};
+use x11rb::rust_connection::RustConnection;
 
 use super::expand::InputEvent;
 use super::keys::{Button, Key};
@@ -55,7 +60,7 @@ impl DryRun {
 }
 
 fn check_target(window: &WindowRect, event: &InputEvent) -> Result<(), InputError> {
-    if let InputEvent::MoveTo { x, y } = *event
+    if let InputEvent::MoveTo { x, y } | InputEvent::GrabPointer { x, y } = *event
         && !window.contains(x, y)
     {
         return Err(InputError::OutsideWindow {
@@ -83,7 +88,15 @@ impl InputBackend for DryRun {
 pub struct EnigoBackend {
     enigo: Enigo,
     window: WindowRect,
+    /// Asks the X server whether a client holds the pointer (`GrabPointer`).
+    x11: Option<RustConnection>,
+    display: Option<String>,
 }
+
+/// How long a click that should make the game take the pointer is given to work.
+const GRAB_WAIT: Duration = Duration::from_millis(1_500);
+/// How long the game is given, once it holds the pointer, before the next event.
+const GRAB_SETTLE: Duration = Duration::from_millis(400);
 
 impl EnigoBackend {
     /// `display`: an X display such as ":99"; `None` uses `$DISPLAY`.
@@ -95,7 +108,79 @@ impl EnigoBackend {
             ..Settings::default()
         };
         let enigo = Enigo::new(&settings).map_err(|e| InputError::Open(e.to_string()))?;
-        Ok(EnigoBackend { enigo, window })
+        Ok(EnigoBackend {
+            enigo,
+            window,
+            x11: None,
+            display: display.map(str::to_string),
+        })
+    }
+
+    /// Whether another client holds the pointer grab (a game in pointer lock does): our own
+    /// grab attempt on the root window fails with `AlreadyGrabbed` then, and is released at
+    /// once when it succeeds.
+    fn pointer_held_by_game(&mut self) -> Result<bool, String> {
+        if self.x11.is_none() {
+            let (conn, _) = x11rb::connect(self.display.as_deref()).map_err(|e| e.to_string())?;
+            self.x11 = Some(conn);
+        }
+        let Some(conn) = self.x11.as_ref() else {
+            return Err("no X connection".into());
+        };
+        let root = conn.setup().roots[0].root;
+        let reply = conn
+            .grab_pointer(
+                false,
+                root,
+                EventMask::NO_EVENT,
+                GrabMode::ASYNC,
+                GrabMode::ASYNC,
+                x11rb::NONE,
+                x11rb::NONE,
+                x11rb::CURRENT_TIME,
+            )
+            .map_err(|e| e.to_string())?
+            .reply()
+            .map_err(|e| e.to_string())?;
+        if reply.status == GrabStatus::SUCCESS {
+            conn.ungrab_pointer(x11rb::CURRENT_TIME)
+                .map_err(|e| e.to_string())?;
+            conn.flush().map_err(|e| e.to_string())?;
+        }
+        Ok(reply.status == GrabStatus::ALREADY_GRABBED)
+    }
+
+    /// Clicks (x, y) unless the game already holds the pointer, then waits for it to take it.
+    fn grab_pointer(&mut self, x: i32, y: i32) -> Result<(), String> {
+        if self.pointer_held_by_game()? {
+            return Ok(());
+        }
+        let (ax, ay) = (self.window.x + x, self.window.y + y);
+        self.enigo
+            .move_mouse(ax, ay, Coordinate::Abs)
+            .map_err(|e| e.to_string())?;
+        std::thread::sleep(Duration::from_millis(50));
+        self.enigo
+            .button(enigo::Button::Left, Direction::Press)
+            .map_err(|e| e.to_string())?;
+        std::thread::sleep(Duration::from_millis(60));
+        self.enigo
+            .button(enigo::Button::Left, Direction::Release)
+            .map_err(|e| e.to_string())?;
+        let until = Instant::now() + GRAB_WAIT;
+        while Instant::now() < until {
+            if self.pointer_held_by_game()? {
+                // The X grab comes before the page hears of its lock: motion sent at once is
+                // lost (measured: a turn right after the click did not turn the view).
+                std::thread::sleep(GRAB_SETTLE);
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Err(format!(
+            "the game did not take the pointer within {} ms of a click at ({x}, {y})",
+            GRAB_WAIT.as_millis()
+        ))
     }
 
     /// The window moved or was resized.
@@ -167,6 +252,12 @@ impl InputBackend for EnigoBackend {
             }
             InputEvent::MoveBy { dx, dy } => self.enigo.move_mouse(dx, dy, Coordinate::Rel),
             InputEvent::Wait { .. } => Ok(()),
+            InputEvent::GrabPointer { x, y } => {
+                return self.grab_pointer(x, y).map_err(|reason| InputError::Send {
+                    event: event.to_string(),
+                    reason,
+                });
+            }
         }
         .map_err(failed)
     }

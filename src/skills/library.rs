@@ -297,6 +297,18 @@ impl SkillLibrary {
         self.skills.iter().find(|s| s.name == name)
     }
 
+    /// Lays a profile's own skills over its base's: one of the same name replaces the base's in
+    /// place, a new one is added at the end.
+    pub fn overlay(&mut self, over: SkillLibrary) {
+        for skill in over.skills {
+            match self.skills.iter_mut().find(|s| s.name == skill.name) {
+                Some(slot) => *slot = skill,
+                None => self.skills.push(skill),
+            }
+        }
+        self.dir = over.dir;
+    }
+
     pub fn names(&self) -> Vec<&str> {
         self.skills.iter().map(|s| s.name.as_str()).collect()
     }

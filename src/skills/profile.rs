@@ -83,10 +83,23 @@ pub struct GameProfile {
 }
 
 impl GameProfile {
-    /// Loads `config/games/<name>.toml` and `skills/<name>/` under `root`.
+    /// Loads `config/games/<name>.toml` and `skills/<name>/` under `root`. A profile laid over
+    /// a base (`base = "minecraft"`) gets the base's skills too: `skills/<base>/` first, then its
+    /// own folder, if it has one, whose skills replace the base's of the same name.
     pub fn load(root: &Path, name: &str) -> Result<Self, ProfileError> {
-        let controls_file = root.join("config/games").join(format!("{name}.toml"));
-        Self::load_from(&controls_file, &root.join("skills").join(name), name)
+        let games = root.join("config/games");
+        let controls_file = games.join(format!("{name}.toml"));
+        let lineage = toml_lines::profile_lineage(&games, name);
+        let mut dirs: Vec<PathBuf> = lineage
+            .iter()
+            .rev()
+            .map(|n| root.join("skills").join(n))
+            .filter(|d| d.is_dir())
+            .collect();
+        if dirs.is_empty() {
+            dirs.push(root.join("skills").join(name));
+        }
+        Self::load_layers(&controls_file, &dirs, name)
     }
 
     pub fn load_from(
@@ -94,8 +107,16 @@ impl GameProfile {
         skills_dir: &Path,
         name: &str,
     ) -> Result<Self, ProfileError> {
-        let gui = GuiGeometry::load(controls_file)?;
-        let text = toml_lines::read(controls_file)?;
+        Self::load_layers(controls_file, &[skills_dir.to_path_buf()], name)
+    }
+
+    fn load_layers(
+        controls_file: &Path,
+        skills_dirs: &[PathBuf],
+        name: &str,
+    ) -> Result<Self, ProfileError> {
+        let text = toml_lines::read_profile(controls_file)?;
+        let gui = GuiGeometry::parse(&text, controls_file)?;
         let raw: RawControls = toml_lines::from_str(&text)
             .map_err(|(line, m)| DataFileError::at(controls_file, line, m))?;
         check_camera(&raw.camera)
@@ -106,7 +127,10 @@ impl GameProfile {
                 .check()
                 .map_err(|e| DataFileError::at(controls_file, line, format!("[counts]: {e}")))?;
         }
-        let skills = SkillLibrary::load(skills_dir, &raw.keys, &gui)?;
+        let mut skills = SkillLibrary::load(&skills_dirs[0], &raw.keys, &gui)?;
+        for dir in &skills_dirs[1..] {
+            skills.overlay(SkillLibrary::load(dir, &raw.keys, &gui)?);
+        }
         if let Some(rule) = &raw.success {
             check_success(rule, &skills, &gui)
                 .map_err(|m| DataFileError::at(controls_file, section_line(&text, "success"), m))?;

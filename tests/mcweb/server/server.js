@@ -747,7 +747,9 @@ function seededRandom (seed) {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296
   }
 }
-async function faceBlock ({ player, blocks, seed = 0, min_dist: minD = 2.5, max_dist: maxD = 4.5, radius = 24, reach = 4.5, x, y, z }) {
+// levels (optional): the heights of the block above the spot's floor it may be seen at, e.g. [0, 1]
+// for a log at the feet or at the eyes (a trunk the player can walk up to and chop at its foot).
+async function faceBlock ({ player, blocks, seed = 0, min_dist: minD = 2.5, max_dist: maxD = 4.5, radius = 24, reach = 4.5, levels, x, y, z }) {
   const p = findPlayer(player)
   minD = +minD; maxD = +maxD; reach = +reach
   let names = blocks
@@ -800,6 +802,7 @@ async function faceBlock ({ player, blocks, seed = 0, min_dist: minD = 2.5, max_
         const h = Math.hypot(fx + 0.5 - cx, fz + 0.5 - cz)
         if (h < minD || h > maxD) continue
         for (let fy = by - 4; fy <= by + 2; fy++) {
+          if (Array.isArray(levels) && !levels.map(Number).includes(by - fy)) continue
           if (!full(fx, fy - 1, fz) || !air(fx, fy, fz) || !air(fx, fy + 1, fz)) continue
           const ex = fx + 0.5; const ey = fy + EYE; const ez = fz + 0.5
           const d = Math.hypot(cx - ex, cy - ey, cz - ez)
