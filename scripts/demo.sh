@@ -68,7 +68,7 @@ if [ "${DEMO_KEEP:-0}" = 1 ] && bash tests/mcweb/mcweb.sh status; then
   echo "reusing the running client in $GAME_DIR"
   FRESH=0
 else
-  bash tests/mcweb/mcweb.sh start >/dev/null
+  MC_SPAWN_LOOK=none bash tests/mcweb/mcweb.sh start >/dev/null
   FRESH=1
 fi
 [ "${DEMO_KEEP:-0}" = 1 ] || trap 'bash tests/mcweb/mcweb.sh stop' EXIT
@@ -86,6 +86,7 @@ if [ "$FRESH" = 1 ]; then
   # The player starts 2.5-4.5 blocks from a trunk it can walk up to, empty-handed; the agent
   # still has to find, aim at, chop and pick up the log from the screen.
   echo "scene: $(cmd "{\"cmd\":\"face_block\",\"seed\":${DEMO_VIEW_SEED:-21},\"levels\":[0,1]}")"
+  sleep 3  # the client draws the new place a few frames after the teleport
 fi
 echo "== playing $TASK with the planner (at most $STEPS steps)"
 DISPLAY=$GAME_DISPLAY "$BIN" --game minecraft-web play --policy planner --task "$TASK" \

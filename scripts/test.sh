@@ -9,6 +9,10 @@ bash scripts/setup.sh --with-x
 bash scripts/fetch-minilm.sh
 # Minecraft's textures (npm minecraft-assets, .work/npm/) for the font of tests/minecraft_counts.rs.
 bash scripts/fetch-minecraft-assets.sh
+# The Minecraft client of the closed loop (tests/mcweb: from ../shared/mcweb into .work/mcweb, npm
+# registry only; skipped once built), then its test server's own tests (node's runner).
+bash tests/mcweb/mcweb.sh build
+NODE_PATH="$PWD/.work/mcweb/server/node_modules" node --test tests/mcweb/server/
 # One full build, not an edit loop: incremental caches would only add GBs of disk.
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 export VISTAWISE_ORT_LIB="$PWD/.ort/onnxruntime/capi/libonnxruntime.so.1.31.1"

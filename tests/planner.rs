@@ -633,3 +633,21 @@ fn a_log_the_hud_shows_but_the_open_inventory_lacks_is_gathered_not_crafted_from
         call("open_inventory", &[])
     );
 }
+
+#[test]
+fn with_the_client_inventory_in_view_its_take_from_slots_are_the_bag_not_the_hud_under_it() {
+    // The Minecraft client draws the HUD under its screens. The log in the inventory's own row
+    // was crafted into planks; the HUD under the screen still shows a log (a stale frame, or
+    // a misread): crafting planks from the HUD's slot moves nothing, and did, 70 times.
+    let mut w = world_of("minecraft-web", (1280, 720));
+    let (hx, hy) = slot(&w, "hud.hotbar.0");
+    let (px, py) = slot(&w, "inventory.hotbar.8");
+    let (sx, sy) = slot(&w, "inventory.main.0");
+    let icons = vec![
+        icon("plank_icon", px, py),
+        icon("stick_icon", sx, sy),
+        icon("log_icon", hx, hy),
+    ];
+    let next = act(w.step("Wooden Pickaxe", vec![], icons));
+    assert_ne!(next.skill, "craft_plank", "{next}");
+}

@@ -1,7 +1,12 @@
 #!/usr/bin/env python3
-"""Success counts of the closed loop on the real game: N seeded runs of the Minetest task chain.
+"""Success counts of the closed loop on a real game: N seeded runs of a task chain.
 
-Each run starts a fresh world (tests/minetest/gameenv.sh), stands the player in front of a tree
+Two games (`--game`): the Minecraft browser client (`minecraft-web`: tests/mcweb, the chain
+log -> planks -> crafting_table -> wooden_pickaxe, each judged by the test server's inventory;
+every run a fresh world, the player put 2.5-4.5 blocks from a trunk with the run's seed) and
+Minetest (`minetest`, the default, as below).
+
+Each Minetest run starts a fresh world (tests/minetest/gameenv.sh), stands the player in front of a tree
 (the probe's view_near with the run's seed, as the closed-loop test does), then plays
 log -> planks -> stick -> wooden_pickaxe -> cobblestone -> stone_pickaxe -> coal (`--tasks` picks
 the first ones; before the coal task the probe digs an open pit and stands the player near its
@@ -11,6 +16,7 @@ before it succeeded. Prints a table and writes OUT/runs.json with every
 session's path, steps, end reason and the median time of each pipeline stage.
 
 Usage (from the repository root, after cargo build; stdlib only):
+    python3 tools/closed_loop_runs.py --game minecraft-web --runs 10 [--first-seed 101]
     python3 tools/closed_loop_runs.py --runs 10 [--policy planner] [--world 2024] [--out out/closed-loop-runs]
     python3 tools/closed_loop_runs.py --runs 3 --policy llm -- --set llm.base_url=http://127.0.0.1:8080/v1
     python3 tools/closed_loop_runs.py --runs 5 --tasks 6 --keep stone_pickaxe:default:cobble:2   # too few cobblestones
@@ -26,6 +32,8 @@ import statistics
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -45,6 +53,56 @@ CHAIN = [  # task, the game's item that proves it, step limit
 # comes in clusters, so a pit may show none: up to 4 pits are dug (east, south, west, north); a
 # run none of whose pits shows ore counts as "no ore" (not tried).
 PIT = {"half_width": 5, "depth": 10, "distance": 12, "tries": 4}
+# The Minecraft client's chain: task, the end of the server's item name that proves it (any log
+# is a log), step limit.
+MCWEB_CHAIN = [
+    ("log", "_log", 40),
+    ("planks", "_planks", 12),
+    ("crafting_table", "crafting_table", 14),
+    ("wooden_pickaxe", "wooden_pickaxe", 120),
+]
+
+
+class McwebGame:
+    """tests/mcweb/mcweb.sh and its test server's command port."""
+
+    def __init__(self, game_dir: Path, display: str, world: int):
+        self.env = dict(os.environ, GAME_DIR=str(game_dir), GAME_DISPLAY=display,
+                        MC_SEED=str(world), MC_SPAWN_LOOK="none")
+        self.dir = game_dir
+
+    def script(self, *args: str) -> str:
+        out = subprocess.run(["bash", str(REPO / "tests/mcweb/mcweb.sh"), *args], env=self.env,
+                             capture_output=True, text=True)
+        if out.returncode != 0:
+            raise RuntimeError(f"mcweb.sh {' '.join(args)} failed:\n{out.stdout}{out.stderr}")
+        return out.stdout
+
+    def send(self, cmd: dict) -> dict:
+        port = (self.dir / "cmd.port").read_text().strip()
+        req = urllib.request.Request(f"http://127.0.0.1:{port}/", data=json.dumps(cmd).encode(), method="POST")
+        try:
+            answer = json.loads(urllib.request.urlopen(req, timeout=90).read())
+        except urllib.error.HTTPError as e:
+            answer = json.loads(e.read() or b"{}")
+        if "error" in answer:
+            raise RuntimeError(f"test server refused {cmd['cmd']}: {answer['error']}")
+        return answer
+
+    def start(self, seed: int) -> None:
+        self.script("build")
+        self.script("start")
+        self.send({"cmd": "clear"})
+        self.send({"cmd": "face_block", "seed": seed, "min_dist": 2.5, "max_dist": 4.5, "levels": [0, 1]})
+
+    def count(self, suffix: str) -> int:
+        player = (self.send({"cmd": "state"}).get("players") or [{}])[0]
+        # Slots 0-4 are the 2x2 crafting grid and its result: not owned.
+        return sum(int(s["count"]) for s in player.get("inventory", [])
+                   if s["slot"] >= 5 and s["name"].endswith(suffix))
+
+    def stop(self) -> None:
+        self.script("stop")
 
 
 def drop_item(probe: "Probe", item: str) -> None:
@@ -161,9 +219,11 @@ def stage_medians(session: Path) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--game", default="minetest", choices=["minetest", "minecraft-web"])
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--first-seed", type=int, default=1, help="view_near seeds are first..first+runs-1")
-    ap.add_argument("--world", type=int, default=2024, help="world seed")
+    ap.add_argument("--world", type=int, default=None,
+                    help="world seed (default: 2024 for minetest, 20241024 for minecraft-web)")
     ap.add_argument("--policy", default="planner", choices=["planner", "llm"])
     ap.add_argument("--bin", default=str(REPO / "target/debug/vistawise"))
     ap.add_argument("--out", default=str(REPO / "out/closed-loop-runs"))
@@ -189,6 +249,10 @@ def main() -> int:
         return 2
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
+    if args.game == "minecraft-web":
+        return mcweb_runs(args, out)
+    if args.world is None:
+        args.world = 2024
     runs = []
     for seed in range(args.first_seed, args.first_seed + args.runs):
         game_dir = out / f"game-{seed}"
@@ -238,10 +302,57 @@ def main() -> int:
         runs.append(run)
         (out / "runs.json").write_text(json.dumps(runs, indent=2))
 
-    print(f"\n{args.runs} runs, world {args.world}, policy {args.policy}")
+    report(args, CHAIN[:args.tasks], runs, out)
+    return 0
+
+
+def mcweb_runs(args, out: Path) -> int:
+    """The Minecraft client's chain in a fresh world per run (see MCWEB_CHAIN)."""
+    if args.world is None:
+        args.world = 20241024
+    chain = MCWEB_CHAIN[:args.tasks]
+    runs = []
+    for seed in range(args.first_seed, args.first_seed + args.runs):
+        game = McwebGame(out / f"mcweb-{seed}", args.display, args.world)
+        run = {"seed": seed, "tasks": []}
+        try:
+            game.start(seed)
+            for task, item, steps in chain:
+                sid = f"{task}-seed{seed}"
+                t0 = time.time()
+                p = subprocess.run(
+                    [args.bin, "--game", "minecraft-web", "play", "--policy", args.policy, "--task", task,
+                     "--max-steps", str(args.max_steps or steps), "--max-minutes", "10", "--session-id", sid,
+                     "--set", f"session.dir={out / 'sessions'}", *args.play_args],
+                    cwd=REPO, env=dict(game.env, DISPLAY=args.display), capture_output=True, text=True)
+                session = out / "sessions" / sid
+                got = game.count(item)
+                last = (p.stdout + p.stderr).strip().splitlines()[-1:] or [""]
+                rec = {"task": task, "item": item, "in_game": got, "success": got > 0 and p.returncode == 0,
+                       "agent_exit": p.returncode, "end": last[0][:200], "seconds": round(time.time() - t0, 1),
+                       "session": str(session)}
+                if (session / "session.jsonl").exists():
+                    rec["stage_ms_median"] = stage_medians(session)
+                    rec["steps"] = sum(1 for line in open(session / "session.jsonl") if '"kind":"step"' in line)
+                run["tasks"].append(rec)
+                print(f"seed {seed} {task}: {'ok' if rec['success'] else 'FAILED'} "
+                      f"({rec.get('steps', '?')} steps, {rec['seconds']} s; server: *{item} x{got})", flush=True)
+                if not rec["success"]:
+                    break
+        finally:
+            game.stop()
+        runs.append(run)
+        (out / "runs.json").write_text(json.dumps(runs, indent=2))
+    report(args, chain, runs, out)
+    return 0
+
+
+def report(args, chain, runs, out: Path) -> None:
+    """The success table, the median stage times and where the details are."""
+    print(f"\n{args.runs} runs, {args.game}, world {args.world}, policy {args.policy}")
     print("| task | successes | tried | median steps (successes) |")
     print("|---|---:|---:|---:|")
-    for task, _, _ in CHAIN[:args.tasks]:
+    for task, _, _ in chain:
         tried = [t for r in runs for t in r["tasks"] if t["task"] == task and not t.get("no_ore")]
         ok = [t for t in tried if t["success"]]
         steps = statistics.median([t.get("steps", 0) for t in ok]) if ok else "-"
@@ -253,7 +364,6 @@ def main() -> int:
                 allstages.setdefault(s, []).append(v)
     print("median stage times (ms): " + ", ".join(f"{s} {statistics.median(v):.1f}" for s, v in allstages.items()))
     print(f"details: {out / 'runs.json'}")
-    return 0
 
 
 if __name__ == "__main__":

@@ -461,7 +461,8 @@ impl Planner {
     /// HUD slot there).
     fn without_refuted_hud_icons(&mut self, view: &View) -> VisualState {
         let mut visual = view.visual.clone();
-        if self.screen_in_view(view).is_some() {
+        let in_view = self.screen_in_view(view);
+        if in_view.is_some() {
             for (node, a) in &visual.attributes {
                 let in_screen_bag = a
                     .icons
@@ -478,6 +479,18 @@ impl Planner {
             }
         } else {
             self.seen_in_screen.clear();
+        }
+        // A screen that names the slots ingredients come from (`take_from`) is the whole bag
+        // while it is in view: the HUD drawn under it is not (a craft clicked the HUD's log
+        // under the inventory for 70 steps, the inventory's own log already used).
+        if in_view
+            .as_ref()
+            .and_then(|s| self.config.screens.get(s))
+            .is_some_and(|r| !r.take_from.is_empty())
+        {
+            for a in visual.attributes.values_mut() {
+                a.icons.retain(|i| !self.on_hud(view, i.x, i.y));
+            }
         }
         for node in &self.refuted_on_hud {
             if let Some(a) = visual.attributes.get_mut(node) {

@@ -514,6 +514,8 @@ impl McwebGame {
             .env("GAME_DIR", dir.path())
             .env("GAME_DISPLAY", &display)
             .env("MC_SEED", seed.to_string())
+            // No look set 1 s after joining: it would undo the test's own scene set-up.
+            .env("MC_SPAWN_LOOK", "none")
             .output()
             .expect("run tests/mcweb/mcweb.sh start");
         let stdout = String::from_utf8_lossy(&out.stdout).to_string();
