@@ -251,28 +251,41 @@ fn probe_shots(
             let offset = if location.contains(".main.") { 8 } else { 0 };
             main.get(index + offset)?.split(' ').nth(1)?.parse().ok()
         };
-        for (screen, open) in [("hud", false), ("inventory", true)] {
-            if open {
-                window.tap("inventory")?;
-            }
-            std::thread::sleep(settle);
-            let image = window.capture()?;
-            if open {
-                window.tap("close_screen")?;
-                std::thread::sleep(settle);
-            }
-            let truth = slots_of(&layout, screen)
-                .into_iter()
-                .filter(|(l, _)| l.contains(".hotbar.") || l.contains(".main."))
-                .filter_map(|(l, c)| count_of(&l).map(|n| (c, n)))
-                .collect();
-            shots.push(Shot {
-                image,
-                screen: screen.to_string(),
-                scale: layout.scale(),
-                truth,
-            });
+        shots.extend(hud_and_inventory(&mut window, &layout, settle, count_of)?);
+    }
+    Ok(shots)
+}
+
+/// The HUD, then the open inventory, each with the counts `count_of` says each bag slot (hotbar
+/// and main rows, by location) holds.
+fn hud_and_inventory(
+    window: &mut DesktopWindow,
+    layout: &GuiLayout,
+    settle: Duration,
+    count_of: impl Fn(&str) -> Option<u32>,
+) -> Result<Vec<Shot>> {
+    let mut shots = Vec::new();
+    for (screen, open) in [("hud", false), ("inventory", true)] {
+        if open {
+            window.tap("inventory")?;
         }
+        std::thread::sleep(settle);
+        let image = window.capture()?;
+        if open {
+            window.tap("close_screen")?;
+            std::thread::sleep(settle);
+        }
+        let truth = slots_of(layout, screen)
+            .into_iter()
+            .filter(|(l, _)| l.contains(".hotbar.") || l.contains(".main."))
+            .filter_map(|(l, c)| count_of(&l).map(|n| (c, n)))
+            .collect();
+        shots.push(Shot {
+            image,
+            screen: screen.to_string(),
+            scale: layout.scale(),
+            truth,
+        });
     }
     Ok(shots)
 }
@@ -321,28 +334,7 @@ fn mcweb_shots(
             };
             (i < 36).then(|| count_at(i))
         };
-        for (screen, open) in [("hud", false), ("inventory", true)] {
-            if open {
-                window.tap("inventory")?;
-            }
-            std::thread::sleep(settle);
-            let image = window.capture()?;
-            if open {
-                window.tap("close_screen")?;
-                std::thread::sleep(settle);
-            }
-            let truth = slots_of(&layout, screen)
-                .into_iter()
-                .filter(|(l, _)| l.contains(".hotbar.") || l.contains(".main."))
-                .filter_map(|(l, c)| count_of(&l).map(|n| (c, n)))
-                .collect();
-            shots.push(Shot {
-                image,
-                screen: screen.to_string(),
-                scale: layout.scale(),
-                truth,
-            });
-        }
+        shots.extend(hud_and_inventory(&mut window, &layout, settle, count_of)?);
     }
     server.clear()?;
     Ok(shots)
