@@ -651,3 +651,18 @@ fn with_the_client_inventory_in_view_its_take_from_slots_are_the_bag_not_the_hud
     let next = act(w.step("Wooden Pickaxe", vec![], icons));
     assert_ne!(next.skill, "craft_plank", "{next}");
 }
+
+#[test]
+fn a_trunk_aimed_at_and_then_lost_is_walked_to_once_before_looking_around() {
+    // The Minecraft client's profile (`lost_target_walk`): far trunks come and go from frame to
+    // frame; turning to one and losing it made the loop look all around again, for 100 steps.
+    let mut w = world_of("minecraft-web", (1280, 720));
+    let far = entity("trunk", 900.0, 250.0, false);
+    assert_eq!(act(w.step("Log", vec![far], vec![])).skill, "turn");
+    assert_eq!(
+        act(w.step("Log", vec![], vec![])),
+        call("jump_forward", &[1.5])
+    );
+    // Still nothing: now it looks around, starting with a level view.
+    assert_eq!(act(w.step("Log", vec![], vec![])).skill, "look_level");
+}

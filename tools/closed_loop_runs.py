@@ -94,6 +94,9 @@ class McwebGame:
         self.script("start")
         self.send({"cmd": "clear"})
         self.send({"cmd": "face_block", "seed": seed, "min_dist": 2.5, "max_dist": 4.5, "levels": [0, 1]})
+        # The client draws the new place a few frames after the teleport (a run started at once
+        # showed the sky of the unloaded spawn and explored from there).
+        time.sleep(3.0)
 
     def count(self, suffix: str) -> int:
         player = (self.send({"cmd": "state"}).get("players") or [{}])[0]

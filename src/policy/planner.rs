@@ -96,6 +96,12 @@ pub struct PlannerConfig {
     /// How long one walk toward an aimed-at thing lasts, in seconds (`move_forward`).
     #[serde(default = "default_approach_seconds")]
     pub approach_seconds: f64,
+    /// When the thing aimed at the step before is out of sight, jump-walk this many seconds
+    /// toward where it was instead of exploring anew (far trunks come and go from frame to
+    /// frame: the Minecraft client's loop aimed at one, lost it, and looked all around again
+    /// for 100 steps). Left out: explore.
+    #[serde(default)]
+    pub lost_target_walk: Option<f64>,
     #[serde(default)]
     pub gather: BTreeMap<String, GatherRule>,
     #[serde(default)]
@@ -225,6 +231,17 @@ impl PlannerConfig {
         };
         for t in &self.explore {
             template(t, "explore")?;
+        }
+        if let Some(w) = self.lost_target_walk
+            && let Some(p) = library.get(JUMP).and_then(|s| s.params.first())
+        {
+            let (lo, hi) = (p.min.unwrap_or(f64::MIN), p.max.unwrap_or(f64::MAX));
+            if !(lo..=hi).contains(&w) {
+                return Err(format!(
+                    "lost_target_walk {w} is outside {lo}-{hi}, the range of {JUMP}'s {}",
+                    p.name
+                ));
+            }
         }
         for (item, rule) in &self.gather {
             node(item)?;
@@ -778,6 +795,17 @@ impl Planner {
             });
         let Some(e) = nearest else {
             self.gather_streak = 0;
+            if let (Some(seconds), Some(_)) = (self.config.lost_target_walk, self.last_turn.take())
+            {
+                self.walk(
+                    JUMP,
+                    seconds,
+                    format!(
+                        "the {approach} aimed at a step ago is out of sight: walk to where it was"
+                    ),
+                );
+                return Ok(());
+            }
             let explore = self.config.explore.clone();
             self.queue(&explore, &format!("no {approach} in view: look around"));
             self.exploring_for = view.kg.node(approach);
