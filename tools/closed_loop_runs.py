@@ -220,6 +220,29 @@ def stage_medians(session: Path) -> dict:
     return {s: round(statistics.median(v), 1) for s, v in times.items() if v}
 
 
+def play_task(args, game: str, task: str, steps: int, seed: int, max_minutes: int, env: dict, out: Path,
+              count) -> dict:
+    """One `vistawise --game GAME play` of a task, judged by `count()` (what the game says the player
+    holds afterwards); the record runs.json keeps (session, steps, end, stage medians)."""
+    sid = f"{task}-seed{seed}"
+    t0 = time.time()
+    p = subprocess.run(
+        [args.bin, "--game", game, "play", "--policy", args.policy, "--task", task,
+         "--max-steps", str(args.max_steps or steps), "--max-minutes", str(max_minutes), "--session-id", sid,
+         "--set", f"session.dir={out / 'sessions'}", *args.play_args],
+        cwd=REPO, env=dict(env, DISPLAY=args.display), capture_output=True, text=True)
+    session = out / "sessions" / sid
+    got = count()
+    last = (p.stdout + p.stderr).strip().splitlines()[-1:] or [""]
+    rec = {"task": task, "in_game": got, "success": got > 0 and p.returncode == 0,
+           "agent_exit": p.returncode, "end": last[0][:200], "seconds": round(time.time() - t0, 1),
+           "session": str(session)}
+    if (session / "session.jsonl").exists():
+        rec["stage_ms_median"] = stage_medians(session)
+        rec["steps"] = sum(1 for line in open(session / "session.jsonl") if '"kind":"step"' in line)
+    return rec
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--game", default="minetest", choices=["minetest", "minecraft-web"])
@@ -278,25 +301,11 @@ def main() -> int:
                         break
                 for kept_item, n in keep.get(task, []):
                     keep_only(probe, kept_item, n)
-                sid = f"{task}-seed{seed}"
-                t0 = time.time()
-                p = subprocess.run(
-                    [args.bin, "--game", "minetest", "play", "--policy", args.policy, "--task", task,
-                     "--max-steps", str(args.max_steps or steps), "--max-minutes", "5", "--session-id", sid,
-                     "--set", f"session.dir={out / 'sessions'}", *args.play_args],
-                    cwd=REPO, env=dict(env, DISPLAY=args.display), capture_output=True, text=True)
-                session = out / "sessions" / sid
-                got = probe.count(item)
-                last = (p.stdout + p.stderr).strip().splitlines()[-1:] or [""]
-                rec = {"task": task, "item": item, "in_game": got, "success": got > 0 and p.returncode == 0,
-                       "agent_exit": p.returncode, "end": last[0][:200], "seconds": round(time.time() - t0, 1),
-                       "session": str(session)}
-                if (session / "session.jsonl").exists():
-                    rec["stage_ms_median"] = stage_medians(session)
-                    rec["steps"] = sum(1 for line in open(session / "session.jsonl") if '"kind":"step"' in line)
+                rec = play_task(args, "minetest", task, steps, seed, 5, env, out, lambda: probe.count(item))
+                rec["item"] = item
                 run["tasks"].append(rec)
                 print(f"seed {seed} {task}: {'ok' if rec['success'] else 'FAILED'} "
-                      f"({rec.get('steps', '?')} steps, {rec['seconds']} s; in the game: {item} x{got})",
+                      f"({rec.get('steps', '?')} steps, {rec['seconds']} s; in the game: {item} x{rec['in_game']})",
                       flush=True)
                 if not rec["success"]:
                     break
@@ -321,25 +330,13 @@ def mcweb_runs(args, out: Path) -> int:
         try:
             game.start(seed)
             for task, item, steps in chain:
-                sid = f"{task}-seed{seed}"
-                t0 = time.time()
-                p = subprocess.run(
-                    [args.bin, "--game", "minecraft-web", "play", "--policy", args.policy, "--task", task,
-                     "--max-steps", str(args.max_steps or steps), "--max-minutes", "10", "--session-id", sid,
-                     "--set", f"session.dir={out / 'sessions'}", *args.play_args],
-                    cwd=REPO, env=dict(game.env, DISPLAY=args.display), capture_output=True, text=True)
-                session = out / "sessions" / sid
-                got = game.count(item)
-                last = (p.stdout + p.stderr).strip().splitlines()[-1:] or [""]
-                rec = {"task": task, "item": item, "in_game": got, "success": got > 0 and p.returncode == 0,
-                       "agent_exit": p.returncode, "end": last[0][:200], "seconds": round(time.time() - t0, 1),
-                       "session": str(session)}
-                if (session / "session.jsonl").exists():
-                    rec["stage_ms_median"] = stage_medians(session)
-                    rec["steps"] = sum(1 for line in open(session / "session.jsonl") if '"kind":"step"' in line)
+                rec = play_task(args, "minecraft-web", task, steps, seed, 10, game.env, out,
+                                lambda: game.count(item))
+                rec["item"] = item
                 run["tasks"].append(rec)
                 print(f"seed {seed} {task}: {'ok' if rec['success'] else 'FAILED'} "
-                      f"({rec.get('steps', '?')} steps, {rec['seconds']} s; server: *{item} x{got})", flush=True)
+                      f"({rec.get('steps', '?')} steps, {rec['seconds']} s; server: *{item} x{rec['in_game']})",
+                      flush=True)
                 if not rec["success"]:
                     break
         finally:
