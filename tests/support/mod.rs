@@ -482,12 +482,11 @@ impl Drop for MinetestGame {
 
 /// The Minecraft client of tests/mcweb (minecraft-web-client in Chromium on its own Xvfb display,
 /// playing on the project's flying-squid test server) in a world from `seed`; stopped on drop.
-/// The server's state file and command port are the ground truth.
+/// The server's command port is the ground truth.
 pub struct McwebGame {
     pub display: String,
     pub dir: tempfile::TempDir,
     pub cmd_port: u16,
-    pub state_file: PathBuf,
 }
 
 impl McwebGame {
@@ -530,7 +529,6 @@ impl McwebGame {
             cmd_port: value("CMD_PORT")
                 .and_then(|p| p.parse().ok())
                 .unwrap_or_default(),
-            state_file: dir.path().join("state.json"),
             dir,
         };
         assert!(
@@ -541,48 +539,10 @@ impl McwebGame {
         game
     }
 
-    /// Sends one harness command (tests/mcweb/server/README.md) and returns its JSON answer;
-    /// an `{"error": ...}` answer is returned too, for the caller to assert on.
-    pub fn command(&self, body: &serde_json::Value) -> serde_json::Value {
-        use std::io::{Read, Write};
-        let mut stream = std::net::TcpStream::connect(("127.0.0.1", self.cmd_port))
-            .expect("connect to the test server's command port");
-        stream
-            .set_read_timeout(Some(Duration::from_secs(90)))
-            .expect("timeout");
-        let body = body.to_string();
-        write!(
-            stream,
-            "POST / HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-            body.len()
-        )
-        .expect("send command");
-        let mut answer = String::new();
-        stream.read_to_string(&mut answer).expect("read answer");
-        let json = answer.split_once("\r\n\r\n").map_or("", |(_, b)| b);
-        serde_json::from_str(json).unwrap_or_else(|e| panic!("answer to {body}: {e}: {answer}"))
-    }
-
-    /// The player's state as the server reports it now.
-    pub fn player(&self) -> serde_json::Value {
-        let state = self.command(&serde_json::json!({"cmd": "state"}));
-        state["players"][0].clone()
-    }
-
-    /// How many items whose name ends with `suffix` (`_log`: any log) the player owns: not
-    /// those in the 2x2 crafting grid or its result (window slots 0-4), which the server lists.
-    pub fn count(&self, suffix: &str) -> u64 {
-        self.player()["inventory"]
-            .as_array()
-            .map(|slots| {
-                slots
-                    .iter()
-                    .filter(|s| s["slot"].as_u64().is_some_and(|n| n >= 5))
-                    .filter(|s| s["name"].as_str().is_some_and(|n| n.ends_with(suffix)))
-                    .filter_map(|s| s["count"].as_u64())
-                    .sum()
-            })
-            .unwrap_or(0)
+    /// The test server's command port, through the library's client (tests/mcweb/server/README.md).
+    pub fn server(&self) -> vistawise::mcweb::McwebServer {
+        vistawise::mcweb::McwebServer::connect(&format!("127.0.0.1:{}", self.cmd_port))
+            .unwrap_or_else(|e| panic!("{e}\n{}", self.log_tail()))
     }
 
     /// The end of the server's and the browser's logs, for failure messages.
