@@ -277,7 +277,7 @@ local ops = {
   end,
 }
 
--- Commands that search or change the map (view_near, excavate) see only generated, loaded map blocks: right after
+-- Commands that search or change the map (view_near, excavate, set_node) see only generated, loaded map blocks: right after
 -- the player joins, or on a busy machine, the land around them may not exist yet, and a search
 -- would wrongly find nothing. Such a command first has its area emerged (generated or loaded);
 -- the command queue waits for it, up to MAP_WAIT_S, then the command runs on what is there.
@@ -285,6 +285,8 @@ local MAP_WAIT_S = 60
 local map_waits = {}  -- cmd.jsonl line -> {since = us, ready = bool}
 local function map_area(c, player)
   if c.op == "excavate" then return c.min, c.max end
+  -- A node set in a block that is not loaded is silently dropped (a pillar high in the sky).
+  if c.op == "set_node" and type(c.pos) == "table" then return c.pos, c.pos end
   if c.op ~= "view_near" then return nil end
   local center = c.center or player:get_pos()
   local r = c.radius or 24
