@@ -1,6 +1,7 @@
 //! `vistawise annotate --auto GAME -o DATASET`: frames labelled by the running game itself (see
-//! `vistawise::minetest::autolabel`). The game must be running with the probe mod
-//! (`tests/minetest/gameenv.sh start`).
+//! `vistawise::minetest::autolabel`). The game must be running with its ground truth: Minetest
+//! with the probe mod (`tests/minetest/gameenv.sh start`), or the Minecraft client with its test
+//! server (`tests/mcweb/mcweb.sh start`, `--auto minecraft-web`).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -11,10 +12,11 @@ use clap::Args;
 use image::RgbImage;
 use vistawise::capture::{frame, windows};
 use vistawise::dataset::writer::{ImageData, YoloWriter, write_atomic};
+use vistawise::mcweb::McwebServer;
 use vistawise::minetest::autolabel::{
-    self, AutoLabelConfig, AutoLabelError, GameWindow, label_boxes, label_frame,
+    self, AutoLabelConfig, AutoLabelError, GameWindow, LabelGame, label_boxes, label_frame,
 };
-use vistawise::minetest::probe::{Probe, ProbeError};
+use vistawise::minetest::probe::Probe;
 use vistawise::skills::expand::InputEvent;
 use vistawise::skills::input::InputBackend;
 use vistawise::skills::{EnigoBackend, GameProfile, WindowRect};
@@ -32,8 +34,13 @@ pub struct AutoArgs {
     pub seed: u64,
     /// The probe folder of the running game [default: $GAME_DIR/world/agent_probe, GAME_DIR
     /// defaulting to /tmp/vistawise-minetest as in tests/minetest/gameenv.sh].
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", conflicts_with = "mcweb")]
     pub probe: Option<PathBuf>,
+    /// The command port (`HOST:PORT`) of the Minecraft client's test server: label the client's
+    /// frames [default for `--auto minecraft-web`: 127.0.0.1 and the port in
+    /// $GAME_DIR/cmd.port, GAME_DIR defaulting to /tmp/vistawise-mcweb as in tests/mcweb/mcweb.sh].
+    #[arg(long, value_name = "HOST:PORT")]
+    pub mcweb: Option<String>,
     /// Label in the classes of this `[autolabel.label_sets]` entry of the game profile instead
     /// of its own (`minecraft`: the Minecraft detector's classes, for frames drawn with the
     /// Minecraft texture pack, tools/detector/minetest_texture_pack.py).
@@ -196,9 +203,41 @@ impl DesktopWindow {
     }
 }
 
+/// The command port of the Minecraft client's test server that tests/mcweb/mcweb.sh started.
+fn default_mcweb_address() -> Result<String> {
+    let game_dir = std::env::var_os("GAME_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/tmp/vistawise-mcweb"));
+    let path = game_dir.join("cmd.port");
+    let port = std::fs::read_to_string(&path).with_context(|| {
+        format!(
+            "cannot read {} (start the client with tests/mcweb/mcweb.sh start, or give --mcweb HOST:PORT)",
+            path.display()
+        )
+    })?;
+    Ok(format!("127.0.0.1:{}", port.trim()))
+}
+
+/// The running game's ground truth: the Minecraft client's test server for `minecraft-web` (or
+/// with `--mcweb`), else Minetest's probe mod.
+fn open_game(game: &str, args: &AutoArgs) -> Result<Box<dyn LabelGame>> {
+    if args.mcweb.is_some() || game == "minecraft-web" {
+        let address = match &args.mcweb {
+            Some(a) => a.clone(),
+            None => default_mcweb_address()?,
+        };
+        let server = McwebServer::connect(&address).with_context(|| {
+            format!("cannot reach the Minecraft client's test server at {address}")
+        })?;
+        return Ok(Box::new(server));
+    }
+    let probe_dir = args.probe.clone().unwrap_or_else(default_probe_dir);
+    Ok(Box::new(Probe::open(&probe_dir)?))
+}
+
 /// The place views are taken around: where the player stood when the dataset was started,
 /// kept in DATASET/autolabel.json so a resumed run takes the same views.
-fn labelling_center(out: &Path, probe: &Probe) -> Result<[f64; 3]> {
+fn labelling_center(out: &Path, game: &mut dyn LabelGame) -> Result<[f64; 3]> {
     let path = out.join("autolabel.json");
     if path.is_file() {
         let text = std::fs::read_to_string(&path)
@@ -211,7 +250,9 @@ fn labelling_center(out: &Path, probe: &Probe) -> Result<[f64; 3]> {
             .with_context(|| format!("{}: no \"center\": [x, y, z]", path.display()))?;
         return Ok(c);
     }
-    let c = probe.state()?.pos.as_array();
+    // The feet: the eye less its height is close enough for a centre of views.
+    let eye = game.pose()?.eye;
+    let c = [eye[0], eye[1] - 1.6, eye[2]];
     let text = serde_json::to_string_pretty(&serde_json::json!({ "center": c }))?;
     write_atomic(&path, text.as_bytes())?;
     Ok(c)
@@ -228,8 +269,7 @@ pub fn run(
         return relabel(out, game, args);
     }
     let (config, profile) = load_rules(game, args)?;
-    let probe_dir = args.probe.clone().unwrap_or_else(default_probe_dir);
-    let mut probe = Probe::open(&probe_dir)?;
+    let mut game_truth = open_game(game, args)?;
     let gui = profile.gui.clone();
     let (mut window, rect) = DesktopWindow::open(ctx, profile)?;
     let layout = autolabel::layout_for(&gui, rect.w, rect.h);
@@ -238,16 +278,14 @@ pub fn run(
         &config.classes,
         "Written by vistawise annotate --auto: labelled by the game itself.",
     )?;
-    let center = labelling_center(out, &probe)?;
+    let center = labelling_center(out, game_truth.as_mut())?;
     if let Some(pits) = &config.pits {
         // Digging again on a resumed run changes nothing: the boxes depend on the centre only.
         let mut cleared = 0u64;
         for [lo, hi] in pits.boxes(center) {
-            let corner = |c: [i64; 3]| serde_json::json!({"x": c[0], "y": c[1], "z": c[2]});
-            let answer = probe
-                .send(serde_json::json!({"op": "excavate", "min": corner(lo), "max": corner(hi)}))
+            cleared += game_truth
+                .excavate(lo, hi)
                 .with_context(|| format!("cannot dig the pit {lo:?}..{hi:?}"))?;
-            cleared += answer.get("cleared").and_then(|c| c.as_u64()).unwrap_or(0);
         }
         tracing::info!("dug {} pits ({cleared} nodes cleared)", pits.count);
     }
@@ -274,7 +312,7 @@ pub fn run(
         let frame = match label_frame(
             &config,
             &layout,
-            &mut probe,
+            game_truth.as_mut(),
             &mut window,
             center,
             args.seed,
@@ -290,7 +328,7 @@ pub fn run(
                 continue;
             }
             // No view found this time (e.g. no exposed stone near): the next frame draws another.
-            Err(AutoLabelError::Probe(e @ ProbeError::Refused { .. })) => {
+            Err(e @ AutoLabelError::NoView(_)) => {
                 skipped += 1;
                 tracing::warn!("frame {i}: {e}");
                 bar.inc(1);

@@ -5,6 +5,10 @@
 //! of view, icon boxes from the known slot layout and the inventory's contents.
 //!
 //! What to label and where is data: the `[autolabel]` section of `config/games/minetest.toml`.
+//!
+//! The game is reached through [`LabelGame`]: Minetest's probe mod here, the Minecraft client's
+//! test server in `crate::mcweb` (`annotate --auto minecraft-web`), so both games share the
+//! projection, the merging and the record format.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -87,6 +91,50 @@ pub struct AutoLabelConfig {
     /// the Minecraft texture pack.
     #[serde(default)]
     pub label_sets: BTreeMap<String, LabelSet>,
+    /// The inventory's shape: main slots in all, the first `hotbar_slots` of them the hotbar
+    /// (drawn on the HUD), and the crafting grid's slots (minetest_game: 32, 8, 9; Minecraft:
+    /// 36, 9, 4).
+    #[serde(default = "default_main_slots")]
+    pub main_slots: usize,
+    #[serde(default = "default_hotbar_slots")]
+    pub hotbar_slots: usize,
+    #[serde(default = "default_craft_slots")]
+    pub craft_slots: usize,
+    /// Window areas `[x1, y1, x2, y2]` painted flat grey in frames taken with the inventory open:
+    /// what the game draws there cannot be labelled (the Minecraft client's list of every item
+    /// beside its inventory: hundreds of icons, the classes' among them), and left as it is it
+    /// would teach the detector that those icons are nothing.
+    #[serde(default)]
+    pub open_screen_masks: Vec<[f64; 4]>,
+}
+
+/// The grey of [`AutoLabelConfig::open_screen_masks`] (the letterbox padding's grey).
+const MASK_GREY: [u8; 3] = [114, 114, 114];
+
+/// Paints `areas` of `image` flat grey.
+pub fn mask_areas(image: &mut RgbImage, areas: &[[f64; 4]]) {
+    let (w, h) = image.dimensions();
+    for a in areas {
+        let x1 = (a[0].max(0.0) as u32).min(w);
+        let y1 = (a[1].max(0.0) as u32).min(h);
+        let x2 = (a[2].max(0.0).ceil() as u32).min(w);
+        let y2 = (a[3].max(0.0).ceil() as u32).min(h);
+        for y in y1..y2 {
+            for x in x1..x2 {
+                image.put_pixel(x, y, image::Rgb(MASK_GREY));
+            }
+        }
+    }
+}
+
+fn default_main_slots() -> usize {
+    32
+}
+fn default_hotbar_slots() -> usize {
+    8
+}
+fn default_craft_slots() -> usize {
+    9
 }
 
 /// `[autolabel.label_sets.NAME]`: what to label, in another detector's classes. It replaces
@@ -164,9 +212,6 @@ impl HudNegatives {
 /// The largest scan radius (nodes) a config may ask for: the viewing range the harness sets
 /// (tests/minetest/gameenv.sh), and a search cube the game answers in well under a second.
 const MAX_SCAN_RADIUS: f64 = 60.0;
-
-/// Slots of minetest_game's hotbar: the first row of the main list, drawn on the HUD.
-const HOTBAR_SLOTS: usize = 8;
 
 /// Nodes above the centre's feet a pit also clears (trees, a hillside), so its walls get sun.
 const PIT_CLEAR_ABOVE: i64 = 16;
@@ -364,6 +409,9 @@ impl AutoLabelConfig {
         if let Some(n) = &self.hud_negatives {
             n.check()?;
         }
+        if !(1..=self.main_slots).contains(&self.hotbar_slots) || self.craft_slots == 0 {
+            return Err("need 1 <= hotbar_slots <= main_slots and craft_slots >= 1".into());
+        }
         if self.views.is_empty() || self.views.iter().any(Vec::is_empty) {
             return Err("`views` needs at least one non-empty list of node names".into());
         }
@@ -420,8 +468,8 @@ pub struct InventoryPlan {
     pub wield: usize,
 }
 
-/// A random inventory: a few of the labelled items in random main slots (the first 8 show in
-/// the HUD hotbar), and with the inventory open some in the craft grid too. A third of the
+/// A random inventory: a few of the labelled items in random main slots (the hotbar's show in
+/// the HUD), and with the inventory open some in the craft grid too. A third of the
 /// stacks are distractors when the profile lists any.
 pub fn random_inventory(config: &AutoLabelConfig, rng: &mut SplitMix, open: bool) -> InventoryPlan {
     let labelled: Vec<&String> = config.icons.keys().collect();
@@ -445,19 +493,19 @@ pub fn random_inventory(config: &AutoLabelConfig, rng: &mut SplitMix, open: bool
             labelled[rng.below(labelled.len())].clone()
         }
     };
-    let mut main = vec![String::new(); 32];
+    let mut main = vec![String::new(); config.main_slots];
     let stacks = rng.below(9);
     for _ in 0..stacks {
         // Half of the stacks go to the hotbar row, which every frame shows.
         let slot = if rng.below(2) == 0 {
-            rng.below(HOTBAR_SLOTS)
+            rng.below(config.hotbar_slots)
         } else {
-            rng.below(32)
+            rng.below(config.main_slots)
         };
         let item = pick(rng);
         main[slot] = format!("{item} {}", 1 + rng.below(20));
     }
-    let mut craft = vec![String::new(); 9];
+    let mut craft = vec![String::new(); config.craft_slots];
     if open {
         for slot in craft.iter_mut() {
             if rng.below(4) == 0 {
@@ -468,7 +516,7 @@ pub fn random_inventory(config: &AutoLabelConfig, rng: &mut SplitMix, open: bool
     InventoryPlan {
         main,
         craft,
-        wield: 1 + rng.below(HOTBAR_SLOTS),
+        wield: 1 + rng.below(config.hotbar_slots),
     }
 }
 
@@ -504,17 +552,20 @@ pub fn icon_boxes(
         };
         out.push(icon_box(class, c, *side));
     };
+    let hotbar = config.hotbar_slots;
     for s in main {
-        if (1..=HOTBAR_SLOTS).contains(&s.slot) {
+        if (1..=hotbar).contains(&s.slot) {
             push(&s.name, format!("hud.hotbar.{}", s.slot - 1), "hud");
         }
     }
     if open {
         for s in main {
-            let location = match s.slot {
-                1..=HOTBAR_SLOTS => format!("inventory.hotbar.{}", s.slot - 1),
-                9..=32 => format!("inventory.main.{}", s.slot - 9),
-                _ => continue,
+            let location = if (1..=hotbar).contains(&s.slot) {
+                format!("inventory.hotbar.{}", s.slot - 1)
+            } else if (hotbar + 1..=config.main_slots).contains(&s.slot) {
+                format!("inventory.main.{}", s.slot - hotbar - 1)
+            } else {
+                continue;
             };
             push(&s.name, location, "inventory");
         }
@@ -609,21 +660,13 @@ pub fn record_boxes(
     // Relabelling under narrower world rules: a node counts only where its class still names
     // its node (a `group:` entry cannot be resolved without the game and keeps what was found).
     scan.nodes.retain(|n| {
-        config.world.get(&n.class).is_some_and(|names| {
-            names
-                .iter()
-                .any(|p| p.starts_with("group:") || *p == n.name)
-        })
+        config
+            .world
+            .get(&n.class)
+            .is_some_and(|names| names.iter().any(|p| name_matches(p, &n.name)))
     });
     let (w, h) = image.dimensions();
-    let camera = Camera::new(
-        scan.eye.as_array(),
-        scan.yaw_deg,
-        scan.pitch_deg,
-        config.fov_deg,
-        w,
-        h,
-    );
+    let camera = Camera::of_scan(&scan, config.fov_deg, w, h);
     let merge = Merge {
         columns: &config.merge_columns,
         regions: &config.merge_regions,
@@ -644,10 +687,27 @@ pub fn record_boxes(
     Ok(boxes)
 }
 
+/// Whether a node name is one a `[autolabel.world]` entry names: `group:NAME` (Minetest, resolved
+/// by the game only, so every name the scan gave under it), `*SUFFIX` (any name ending so, e.g.
+/// Minecraft's `*_log`), or the name itself (a `minecraft:` prefix ignored).
+pub fn name_matches(pattern: &str, name: &str) -> bool {
+    if pattern.starts_with("group:") {
+        return true;
+    }
+    if let Some(suffix) = pattern.strip_prefix('*') {
+        return name.ends_with(suffix);
+    }
+    pattern.strip_prefix("minecraft:").unwrap_or(pattern) == name
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum AutoLabelError {
     #[error(transparent)]
     Probe(#[from] ProbeError),
+    #[error(transparent)]
+    Mcweb(#[from] crate::mcweb::McwebError),
+    #[error("no view this time: {0}")]
+    NoView(String),
     #[error("the game's scan answer is not in the expected form: {0}")]
     Scan(String),
     #[error("capture: {0}")]
@@ -665,12 +725,145 @@ pub trait GameWindow {
     fn tap(&mut self, action: &str) -> Result<(), AutoLabelError>;
 }
 
+/// Where the labeller asks the game to stand the player.
+#[derive(Debug, Clone)]
+pub struct ViewRequest<'a> {
+    /// Node or block names (patterns as in [`name_matches`]) to look at.
+    pub names: &'a [String],
+    pub seed: u64,
+    /// The middle of the area searched, `radius` around it.
+    pub center: [f64; 3],
+    pub radius: f64,
+    pub min_dist: f64,
+    pub max_dist: f64,
+    /// Degrees further down than the node (HUD hard negatives).
+    pub pitch_offset: f64,
+}
+
+/// The player's eye and look, as the game has them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pose {
+    pub eye: [f64; 3],
+    pub yaw_deg: f64,
+    pub pitch_deg: f64,
+}
+
+impl Pose {
+    /// How far apart two poses are: nodes of eye motion, or a tenth of the degrees turned.
+    pub fn distance(&self, other: &Pose) -> f64 {
+        self.eye
+            .iter()
+            .zip(other.eye)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max)
+            .max((self.yaw_deg - other.yaw_deg).abs() / 10.0)
+            .max((self.pitch_deg - other.pitch_deg).abs() / 10.0)
+    }
+}
+
+/// What the labeller needs of a running game's ground truth and commands.
+pub trait LabelGame {
+    /// The inventory exactly as planned: `plan.main` from slot 1 (the first `hotbar_slots` the
+    /// hotbar), `plan.craft` in the crafting grid; everything else empty.
+    fn set_inventory(&mut self, plan: &InventoryPlan) -> Result<(), AutoLabelError>;
+    /// Stands the player near a node of `view.names`, looking at it (with some jitter); answers
+    /// what it looks at. No such place this time: [`AutoLabelError::NoView`].
+    fn view_near(&mut self, view: &ViewRequest) -> Result<serde_json::Value, AutoLabelError>;
+    /// The pose now (after at least one more game step).
+    fn pose(&mut self) -> Result<Pose, AutoLabelError>;
+    /// The inventory now: main slots from 1 (hotbar first) and the crafting grid's slots.
+    fn inventory(&mut self) -> Result<(Vec<Stack>, Vec<Stack>), AutoLabelError>;
+    /// The item the crafting grid makes now (its result slot), by name.
+    fn craft_preview(&mut self) -> Result<Option<String>, AutoLabelError>;
+    /// The visible face cells of the nodes of `config.world`'s classes, as a [`Scan`].
+    fn scan(&mut self, config: &AutoLabelConfig) -> Result<serde_json::Value, AutoLabelError>;
+    /// Clears the box `lo..=hi` (an open pit, `[autolabel] pits`); answers the nodes cleared.
+    fn excavate(&mut self, lo: [i64; 3], hi: [i64; 3]) -> Result<u64, AutoLabelError>;
+    /// Waits until the game's client has caught up with what it was sent and the keys it was
+    /// given (a client far behind draws an older scene). Nothing to wait for by default.
+    fn catch_up(&mut self) -> Result<(), AutoLabelError> {
+        Ok(())
+    }
+}
+
+fn corner(c: [i64; 3]) -> serde_json::Value {
+    json!({"x": c[0], "y": c[1], "z": c[2]})
+}
+
+impl LabelGame for Probe {
+    fn set_inventory(&mut self, plan: &InventoryPlan) -> Result<(), AutoLabelError> {
+        self.batch(
+            vec![
+                json!({"op": "set_list", "list": "main", "items": plan.main}),
+                json!({"op": "set_list", "list": "craft", "items": plan.craft}),
+            ],
+            Duration::from_secs(10),
+        )?;
+        Ok(())
+    }
+
+    fn view_near(&mut self, view: &ViewRequest) -> Result<serde_json::Value, AutoLabelError> {
+        let answer = self.batch(
+            vec![json!({
+                "op": "view_near", "names": view.names, "seed": view.seed,
+                "center": {"x": view.center[0], "y": view.center[1], "z": view.center[2]},
+                "radius": view.radius, "min_dist": view.min_dist,
+                "max_dist": view.max_dist, "pitch_offset": view.pitch_offset,
+            })],
+            // view_near waits (up to 60 s in the probe) for the map around the view to be generated.
+            Duration::from_secs(75),
+        );
+        match answer {
+            Ok(a) => Ok(a
+                .last()
+                .and_then(|v| v.get("target"))
+                .cloned()
+                .unwrap_or_default()),
+            Err(e @ ProbeError::Refused { .. }) => Err(AutoLabelError::NoView(e.to_string())),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    fn pose(&mut self) -> Result<Pose, AutoLabelError> {
+        let s = self.fresh_state(Duration::from_secs(5))?;
+        Ok(Pose {
+            eye: s.eye.as_array(),
+            yaw_deg: s.yaw_deg,
+            pitch_deg: s.pitch_deg,
+        })
+    }
+
+    fn inventory(&mut self) -> Result<(Vec<Stack>, Vec<Stack>), AutoLabelError> {
+        let s = self.fresh_state(Duration::from_secs(5))?;
+        Ok((s.main, s.craft))
+    }
+
+    fn craft_preview(&mut self) -> Result<Option<String>, AutoLabelError> {
+        let p = self.send(json!({"op": "craft_preview"}))?;
+        Ok(p.get("item")
+            .and_then(|i| i.as_str())
+            .map(|s| s.split(' ').next().unwrap_or("").to_string()))
+    }
+
+    fn scan(&mut self, config: &AutoLabelConfig) -> Result<serde_json::Value, AutoLabelError> {
+        Ok(self.send(json!({
+            "op": "scan", "names": config.world, "radius": config.radius,
+            "radii": config.class_radius, "grid": config.grid,
+        }))?)
+    }
+
+    fn excavate(&mut self, lo: [i64; 3], hi: [i64; 3]) -> Result<u64, AutoLabelError> {
+        let answer = self.send(json!({"op": "excavate", "min": corner(lo), "max": corner(hi)}))?;
+        Ok(answer.get("cleared").and_then(|c| c.as_u64()).unwrap_or(0))
+    }
+}
+
 /// Takes one labelled frame around `center` (a fixed place of the world, so that a frame
 /// depends on the world, `seed` and `index` only, not on the frames before it).
 pub fn label_frame(
     config: &AutoLabelConfig,
     layout: &GuiLayout,
-    probe: &mut Probe,
+    game: &mut dyn LabelGame,
     window: &mut dyn GameWindow,
     center: [f64; 3],
     seed: u64,
@@ -691,77 +884,64 @@ pub fn label_frame(
     if let Some(n) = hud_negative {
         inv.main
             .iter_mut()
-            .take(HOTBAR_SLOTS)
+            .take(config.hotbar_slots)
             .for_each(String::clear);
         names = &n.view;
         pitch_offset = n.pitch_down_deg;
     }
-    let answers = probe.batch(
-        vec![
-            json!({"op": "set_list", "list": "main", "items": inv.main}),
-            json!({"op": "set_list", "list": "craft", "items": inv.craft}),
-            json!({
-                "op": "view_near", "names": names, "seed": rng.next_u64() >> 33,
-                "center": {
-                    "x": center[0] + (rng.unit() - 0.5) * config.view_radius,
-                    "y": center[1],
-                    "z": center[2] + (rng.unit() - 0.5) * config.view_radius,
-                },
-                "radius": config.view_radius, "min_dist": config.min_dist,
-                "max_dist": config.max_dist, "pitch_offset": pitch_offset,
-            }),
-        ],
-        // view_near waits (up to 60 s in the probe) for the map around the view to be generated.
-        Duration::from_secs(75),
-    )?;
-    let view = answers.last().cloned().unwrap_or_default();
+    let view_seed = rng.next_u64() >> 33;
+    let view_center = [
+        center[0] + (rng.unit() - 0.5) * config.view_radius,
+        center[1],
+        center[2] + (rng.unit() - 0.5) * config.view_radius,
+    ];
+    let target = game.view_near(&ViewRequest {
+        names,
+        seed: view_seed,
+        center: view_center,
+        radius: config.view_radius,
+        min_dist: config.min_dist,
+        max_dist: config.max_dist,
+        pitch_offset,
+    })?;
+    // After the move: a client busy drawing the new place can show an inventory sent before it
+    // late.
+    game.set_inventory(&inv)?;
     // The selected slot is drawn highlighted: pick it the way a player does, with its key.
     window.tap(&format!("hotbar_{}", inv.wield))?;
     if open {
         window.tap("inventory")?;
     }
+    game.catch_up()?;
     std::thread::sleep(Duration::from_millis(config.settle_ms));
-    let before = probe.fresh_state(Duration::from_secs(5))?;
-    let image = window.capture()?;
-    let after = probe.fresh_state(Duration::from_secs(5))?;
-    let moved = before
-        .eye
-        .as_array()
-        .iter()
-        .zip(after.eye.as_array())
-        .map(|(a, b)| (a - b).abs())
-        .fold(0.0, f64::max)
-        .max((before.yaw_deg - after.yaw_deg).abs() / 10.0)
-        .max((before.pitch_deg - after.pitch_deg).abs() / 10.0);
-    let preview = if open {
-        let p = probe.send(json!({"op": "craft_preview"}))?;
-        p.get("item")
-            .and_then(|i| i.as_str())
-            .map(|s| s.split(' ').next().unwrap_or("").to_string())
-    } else {
-        None
-    };
+    let before = game.pose()?;
+    let mut image = window.capture()?;
+    let after = game.pose()?;
+    if open {
+        mask_areas(&mut image, &config.open_screen_masks);
+    }
+    let moved = before.distance(&after);
+    let (main, craft) = game.inventory()?;
+    let preview = if open { game.craft_preview()? } else { None };
     if open {
         window.tap("close_screen")?;
     }
     if moved > 0.02 {
         return Err(AutoLabelError::Moved(moved));
     }
-    let scan = probe.send(json!({
-        "op": "scan", "names": config.world, "radius": config.radius,
-        "radii": config.class_radius, "grid": config.grid,
-    }))?;
+    let scan = game.scan(config)?;
     let record = FrameRecord {
         scan,
-        main: after.main,
-        craft: after.craft,
+        main,
+        craft,
         inventory_open: open,
         preview,
         hud_negative: hud_negative.is_some(),
-        target: view
-            .get("target")
-            .map(|t| t.to_string())
-            .unwrap_or_default(),
+        target: if target.is_null() {
+            String::new()
+        } else {
+            target.to_string()
+        },
     };
     let (jpeg, seen) = jpeg_round_trip(&image)?;
     let boxes = record_boxes(config, layout, &record, &seen)?;
@@ -789,6 +969,81 @@ mod tests {
             None,
         )
         .expect("the shipped [autolabel] loads")
+    }
+
+    #[test]
+    fn world_name_patterns_match_groups_suffixes_and_names() {
+        assert!(name_matches("group:tree", "default:jungletree"));
+        assert!(name_matches("*_log", "birch_log"));
+        assert!(!name_matches("*_log", "oak_planks"));
+        assert!(name_matches("coal_ore", "coal_ore"));
+        assert!(name_matches("minecraft:coal_ore", "coal_ore"));
+        assert!(!name_matches("coal_ore", "iron_ore"));
+    }
+
+    #[test]
+    fn the_client_profile_labels_in_the_minecraft_classes_with_its_inventory_shape() {
+        let c = AutoLabelConfig::load(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("config/games/minecraft-web.toml"),
+            None,
+        )
+        .expect("the client's [autolabel] loads");
+        let card: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("models/minecraft-detector.json"),
+            )
+            .expect("card"),
+        )
+        .expect("card is JSON");
+        let names: Vec<&str> = card["classes"]
+            .as_str()
+            .expect("classes")
+            .split('\'')
+            .skip(1)
+            .step_by(2)
+            .collect();
+        assert_eq!(
+            c.classes, names,
+            "the shipped detector's classes, in its order"
+        );
+        assert_eq!((c.main_slots, c.hotbar_slots, c.craft_slots), (36, 9, 4));
+        let inv = random_inventory(&c, &mut SplitMix::new(3), true);
+        assert_eq!((inv.main.len(), inv.craft.len()), (36, 4));
+        assert!((1..=9).contains(&inv.wield));
+        // Slot 10 is the first main slot after the 9 of the hotbar: the inventory's main row 0.
+        let main = [Stack {
+            slot: 10,
+            name: "stick".into(),
+            count: 2,
+        }];
+        let gui = crate::skills::GameProfile::load(
+            Path::new(env!("CARGO_MANIFEST_DIR")),
+            "minecraft-web",
+        )
+        .expect("profile")
+        .gui;
+        let layout = layout_for(&gui, 1280, 720);
+        let boxes = icon_boxes(&c, &layout, &main, &[], true, None);
+        let want = layout.slot_center("inventory.main.0").expect("slot");
+        assert_eq!(boxes.len(), 1);
+        assert!(
+            (boxes[0].x1 + 24.0 - f64::from(want.0)).abs() < 1e-3,
+            "{boxes:?}"
+        );
+    }
+
+    #[test]
+    fn a_pose_distance_is_the_largest_move_or_a_tenth_of_the_turn() {
+        let a = Pose {
+            eye: [0.0, 1.0, 0.0],
+            yaw_deg: 10.0,
+            pitch_deg: 0.0,
+        };
+        let mut b = a;
+        b.eye[2] = 0.05;
+        assert!((a.distance(&b) - 0.05).abs() < 1e-12);
+        b.yaw_deg = 12.0;
+        assert!((a.distance(&b) - 0.2).abs() < 1e-12);
     }
 
     #[test]

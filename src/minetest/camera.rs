@@ -5,6 +5,11 @@
 //! looks down; the look direction is (-sin yaw cos pitch, -sin pitch, cos yaw cos pitch) and the
 //! camera's right is (cos yaw, 0, sin yaw). The `fov` setting is the vertical field of view,
 //! widened by sqrt(1.6 / aspect) (at most 1.4x) on windows narrower than 16:10 (camera.cpp).
+//!
+//! The Minecraft client's camera ([`CameraModel::Minecraft`], a scan from the tests/mcweb server)
+//! has the same look direction for the same yaw and pitch (Notchian degrees: yaw 0 looks along
+//! +Z, 90 along -X), but its axes are right-handed, so the camera's right is the other way,
+//! (-cos yaw, 0, -sin yaw); its `fov` is three.js's vertical field of view, never widened.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -38,8 +43,51 @@ fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
 /// Closer than this (in nodes) a point is behind the near plane.
 const NEAR: f64 = 0.05;
 
+/// Whose camera a scan was taken with.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CameraModel {
+    #[default]
+    Minetest,
+    Minecraft,
+}
+
 impl Camera {
+    /// Minetest's camera.
     pub fn new(
+        eye: [f64; 3],
+        yaw_deg: f64,
+        pitch_deg: f64,
+        fov_deg: f64,
+        width: u32,
+        height: u32,
+    ) -> Camera {
+        Camera::of_model(
+            CameraModel::Minetest,
+            eye,
+            yaw_deg,
+            pitch_deg,
+            fov_deg,
+            width,
+            height,
+        )
+    }
+
+    /// The camera a scan was taken from, at a window of `width` x `height`.
+    pub fn of_scan(scan: &Scan, fov_deg: f64, width: u32, height: u32) -> Camera {
+        Camera::of_model(
+            scan.camera,
+            scan.eye.as_array(),
+            scan.yaw_deg,
+            scan.pitch_deg,
+            fov_deg,
+            width,
+            height,
+        )
+    }
+
+    pub fn of_model(
+        model: CameraModel,
         eye: [f64; 3],
         yaw_deg: f64,
         pitch_deg: f64,
@@ -53,11 +101,18 @@ impl Camera {
             -pitch.sin(),
             yaw.cos() * pitch.cos(),
         ];
-        let right = [yaw.cos(), 0.0, yaw.sin()];
-        let up = cross(forward, right);
+        // Up is the same in both games: only which way "right" points differs.
+        let left_handed_right = [yaw.cos(), 0.0, yaw.sin()];
+        let up = cross(forward, left_handed_right);
         let (w, h) = (f64::from(width), f64::from(height));
         let aspect = w / h;
-        let fov_y = fov_deg.to_radians() * (1.6 / aspect).sqrt().clamp(1.0, 1.4);
+        let (right, fov_y) = match model {
+            CameraModel::Minetest => (
+                left_handed_right,
+                fov_deg.to_radians() * (1.6 / aspect).sqrt().clamp(1.0, 1.4),
+            ),
+            CameraModel::Minecraft => (left_handed_right.map(|c| -c), fov_deg.to_radians()),
+        };
         Camera {
             eye,
             forward,
@@ -88,6 +143,9 @@ impl Camera {
 /// What the probe's `scan` command returns.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Scan {
+    /// Whose camera (absent: Minetest's probe).
+    #[serde(default)]
+    pub camera: CameraModel,
     pub eye: super::probe::Vec3,
     pub yaw_deg: f64,
     pub pitch_deg: f64,
@@ -376,6 +434,24 @@ mod tests {
     }
 
     #[test]
+    fn the_minecraft_camera_has_east_on_the_left_when_facing_south() {
+        let mc =
+            |yaw| Camera::of_model(CameraModel::Minecraft, [0.0; 3], yaw, 0.0, 75.0, 1280, 720);
+        // Facing south (+Z), east (+X) is on the left; facing west (-X), north (-Z) is on the right.
+        let (x, _) = mc(0.0).project([1.0, 0.0, 5.0]).expect("in front");
+        assert!(x < 640.0, "{x}");
+        let (x, _) = mc(90.0).project([-5.0, 0.0, -1.0]).expect("in front");
+        assert!(x > 640.0, "{x}");
+        // Up is up, and the vertical field of view is 75 degrees at any aspect (no widening).
+        let top = 37.5f64.to_radians().tan() * 5.0;
+        let (_, y) = mc(0.0).project([0.0, top, 5.0]).expect("in front");
+        assert!(y.abs() < 1e-6, "{y}");
+        let narrow = Camera::of_model(CameraModel::Minecraft, [0.0; 3], 0.0, 0.0, 75.0, 600, 720);
+        let (_, y) = narrow.project([0.0, top, 5.0]).expect("in front");
+        assert!(y.abs() < 1e-6, "{y}");
+    }
+
+    #[test]
     fn the_vertical_field_of_view_spans_the_window_height() {
         // At 854x480 (wider than 16:10) the fov setting is the vertical angle: a point 36 degrees
         // above the look direction sits on the top edge.
@@ -401,6 +477,7 @@ mod tests {
     /// A scan from the origin looking along +z, one ray cell per face.
     fn scan_of(nodes: Vec<ScannedNode>) -> Scan {
         Scan {
+            camera: CameraModel::Minetest,
             eye: Vec3 {
                 x: 0.0,
                 y: 0.0,

@@ -604,6 +604,19 @@ function setupCrafting (player, x) {
     }
     flushAll(player)
   })
+  // sync barrier: the client answers a transaction it did not ask for at once, after every packet before it
+  c.on('transaction', ({ action } = {}) => {
+    const done = x.syncWaiters?.get(action)
+    if (done) { x.syncWaiters.delete(action); done(true) }
+  })
+  // The client confirms a teleport once it stands there (under load it can answer the next one first).
+  c.on('teleport_confirm', ({ teleportId: id } = {}) => {
+    x.teleportConfirmed = Math.max(x.teleportConfirmed || 0, id)
+    if (x.groundAfter && id >= x.groundAfter) {
+      const mine = x.groundAfter
+      setTimeout(() => { if (x.groundAfter === mine) { x.groundAfter = 0; if (player.flying === 2) player.flying = 0 } }, 1000)
+    }
+  })
   // flying-squid's own close_window listener (runs first) forgets customWindow; this one empties the grid.
   c.on('close_window', ({ windowId } = {}) => {
     x.window = null
@@ -670,6 +683,7 @@ function playerState (p) {
     yaw: round(x.yaw ?? 0, 2), // degrees, as sent by the client (0 = +z/south, 90 = -x/west)
     pitch: round(x.pitch ?? 0, 2), // degrees, -90 up .. 90 down
     onGround: p.onGround,
+    teleportPending: (x.teleport || 0) > (x.teleportConfirmed || 0), // the client has not confirmed the last tp yet
     health: p.health,
     food: p.food,
     heldHotbar: p.heldItemSlot, // 0..8 ; inventory slot = 36 + heldHotbar
@@ -690,6 +704,21 @@ setInterval(() => {
     fs.renameSync(tmp, STATE_FILE)
   } catch (e) { console.error('[harness] state write failed', e.message) }
 }, STATE_INTERVAL_MS)
+
+// Resolves true once the client has handled every packet sent to it before this call (it answers an
+// unasked-for window transaction in order, as vanilla does), false after timeoutMs.
+let syncId = 30000
+function syncClient (p, timeoutMs = 5000) {
+  const x = extra.get(p)
+  if (!x) return Promise.resolve(false)
+  x.syncWaiters ||= new Map()
+  const id = syncId = syncId >= 32000 ? 30000 : syncId + 1
+  return new Promise(resolve => {
+    const timer = setTimeout(() => { x.syncWaiters.delete(id); resolve(false) }, timeoutMs)
+    x.syncWaiters.set(id, (ok) => { clearTimeout(timer); resolve(ok) })
+    p._client.write('transaction', { windowId: 0, action: id, accepted: false })
+  })
+}
 
 // ---- commands ----
 const findPlayer = (name) => {
@@ -715,7 +744,13 @@ async function teleport (p, x, y, z, yaw, pitch) {
   if (pt === 0) pt = 0.01
   await p.sendPosition(pos, false, true)
   p._client.write('position', { x: pos.x, y: pos.y, z: pos.z, yaw: yw, pitch: pt, flags: 0, teleportId: ++teleportId })
-  if (look) { look.yaw = yw; look.pitch = pt }
+  if (look) { look.yaw = yw; look.pitch = pt; look.teleport = teleportId }
+  // No fall damage for a teleport: flying-squid measures a fall from the highest point an entity had off the
+  // ground, and a teleport down a hillside (or the client's old position reported after it) counted as one
+  // (labelling frames died of it). Its fall tracking skips a flying player; the flag goes once the client has
+  // confirmed the teleport and stood a second.
+  p.flying = 2
+  look.groundAfter = teleportId
   p.emit('move')
   return { ok: true, pos, yaw: yw, pitch: pt }
 }
@@ -747,30 +782,19 @@ function seededRandom (seed) {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296
   }
 }
-// levels (optional): the heights of the block above the spot's floor it may be seen at, e.g. [0, 1]
-// for a log at the feet or at the eyes (a trunk the player can walk up to and chop at its foot).
-async function faceBlock ({ player, blocks, seed = 0, min_dist: minD = 2.5, max_dist: maxD = 4.5, radius = 24, reach = 4.5, levels, x, y, z }) {
-  const p = findPlayer(player)
-  minD = +minD; maxD = +maxD; reach = +reach
-  let names = blocks
-  if (typeof names === 'string') names = names.split(',').map(s => s.trim()).filter(Boolean)
-  if (!names || !names.length) names = mcData.blocksArray.filter(b => /_log$/.test(b.name)).map(b => b.name)
-  const targets = names.map(blockState)
-  const isTarget = (id) => targets.some(b => id >= b.minStateId && id <= b.maxStateId)
-  const centre = (x !== undefined ? new Vec3(+x, +(y ?? p.position.y), +z) : (p.spawnPoint || p.position)).floored()
-  const r = Math.max(1, Math.min(+radius, 48))
-  const pad = Math.ceil(maxD) + 2
-  const x0 = centre.x - r - pad; const z0 = centre.z - r - pad
-  const y0 = Math.max(0, centre.y - 24 - 6); const y1 = Math.min(255, centre.y + 24 + 6)
-  const sx = 2 * (r + pad) + 1; const sy = y1 - y0 + 1
+// The block state ids of a box (sx x sx columns from x0, z0; sy levels from y0) read once, column by
+// column: a ray march asks for thousands of blocks, which the world's async getters make slow.
+// idAt answers -1 outside the box.
+async function loadRegion (p, x0, z0, y0, sx, sy) {
   const ids = new Int32Array(sx * sx * sy).fill(-1)
   const local = new Vec3(0, 0, 0)
   for (let cx = Math.floor(x0 / 16); cx <= Math.floor((x0 + sx - 1) / 16); cx++) {
     for (let cz = Math.floor(z0 / 16); cz <= Math.floor((z0 + sx - 1) / 16); cz++) {
       const col = await p.world.getColumn(cx, cz)
+      if (!col) continue
       for (let bx = Math.max(x0, cx * 16); bx < Math.min(x0 + sx, cx * 16 + 16); bx++) {
         for (let bz = Math.max(z0, cz * 16); bz < Math.min(z0 + sx, cz * 16 + 16); bz++) {
-          for (let by = y0; by <= y1; by++) {
+          for (let by = y0; by < y0 + sy; by++) {
             local.set(bx & 15, by, bz & 15)
             ids[((bx - x0) * sx + (bz - z0)) * sy + (by - y0)] = col.getBlockStateId(local)
           }
@@ -778,11 +802,32 @@ async function faceBlock ({ player, blocks, seed = 0, min_dist: minD = 2.5, max_
       }
     }
   }
-  const idAt = (bx, by, bz) => {
+  return (bx, by, bz) => {
     const i = bx - x0; const k = bz - z0; const j = by - y0
     if (i < 0 || k < 0 || j < 0 || i >= sx || k >= sx || j >= sy) return -1
     return ids[(i * sx + k) * sy + j]
   }
+}
+
+// levels (optional): the heights of the block above the spot's floor it may be seen at, e.g. [0, 1]
+// for a log at the feet or at the eyes (a trunk the player can walk up to and chop at its foot).
+async function faceBlock ({ player, blocks, seed = 0, min_dist: minD = 2.5, max_dist: maxD = 4.5, radius = 24, reach = 4.5, levels, x, y, z, yaw_jitter: yawJ = 0, pitch_jitter: pitchJ = 0, pitch_offset: pitchOff = 0 }) {
+  const p = findPlayer(player)
+  minD = +minD; maxD = +maxD; reach = +reach
+  let names = blocks
+  if (typeof names === 'string') names = names.split(',').map(s => s.trim()).filter(Boolean)
+  if (!names || !names.length) names = mcData.blocksArray.filter(b => /_log$/.test(b.name)).map(b => b.name)
+  // '*_log': every block whose name ends so
+  const targets = names.flatMap(n => String(n).startsWith('*') ? mcData.blocksArray.filter(b => b.name.endsWith(String(n).slice(1))) : [blockState(n)])
+  if (!targets.length) throw new Error(`face_block: no block is named like ${names.join(',')}`)
+  const isTarget = (id) => targets.some(b => id >= b.minStateId && id <= b.maxStateId)
+  const centre = (x !== undefined ? new Vec3(+x, +(y ?? p.position.y), +z) : (p.spawnPoint || p.position)).floored()
+  const r = Math.max(1, Math.min(+radius, 48))
+  const pad = Math.ceil(maxD) + 2
+  const x0 = centre.x - r - pad; const z0 = centre.z - r - pad
+  const y0 = Math.max(0, centre.y - 24 - 6); const y1 = Math.min(255, centre.y + 24 + 6)
+  const sx = 2 * (r + pad) + 1; const sy = y1 - y0 + 1
+  const idAt = await loadRegion(p, x0, z0, y0, sx, sy)
   const air = (bx, by, bz) => { const id = idAt(bx, by, bz); return id >= 0 && infoOf(id).air }
   const full = (bx, by, bz) => { const id = idAt(bx, by, bz); return id >= 0 && infoOf(id).full }
   const candidates = []
@@ -832,9 +877,14 @@ async function faceBlock ({ player, blocks, seed = 0, min_dist: minD = 2.5, max_
     const s = spots[Math.floor(rnd() * spots.length)]
     const ex = s.fx + 0.5; const ey = s.fy + EYE; const ez = s.fz + 0.5
     const dx = b[0] + 0.5 - ex; const dy = b[1] + 0.5 - ey; const dz = b[2] + 0.5 - ez
-    const yaw = round(((Math.atan2(-dx, dz) * 180 / Math.PI) + 360) % 360, 3) // 0 = +z (south), 90 = -x (west)
-    const pitch = round(-Math.atan2(dy, Math.hypot(dx, dz)) * 180 / Math.PI, 3) // + = down
+    // jitter (degrees, uniform in +-J) and an offset further down: the labeller's varied views
+    const jit = (j) => (+j ? (rnd() * 2 - 1) * +j : 0)
+    const yaw = round(((Math.atan2(-dx, dz) * 180 / Math.PI + jit(yawJ)) + 720) % 360, 3) // 0 = +z (south), 90 = -x (west)
+    const pitch = round(Math.max(-80, Math.min(80, -Math.atan2(dy, Math.hypot(dx, dz)) * 180 / Math.PI + jit(pitchJ) + +pitchOff)), 3) // + = down
     const tp = await teleport(p, ex, s.fy, ez, yaw, pitch)
+    // A scene starts whole: teleports add up fall damage in the client's physics, and a dead player labels nothing.
+    if (p.health < 20) p.updateHealth?.(20)
+    if (p.food < 20) p.updateFood?.(20)
     const name = mcData.blocksByStateId[idAt(...b)]?.name
     return {
       block: { x: b[0], y: b[1], z: b[2], name },
@@ -846,6 +896,102 @@ async function faceBlock ({ player, blocks, seed = 0, min_dist: minD = 2.5, max_
   throw new Error(`face_block: none of ${candidates.length} ${names.length > 3 ? names.slice(0, 3).join(',') + ',...' : names.join(',')} ` +
     `blocks within ${r} of (${centre.x},${centre.y},${centre.z}) has a standable spot (full block below, two air above) ` +
     `at horizontal distance ${minD}..${maxD}, eye distance <= ${reach}, with a clear line of sight`)
+}
+
+// ---- scan: what of the given blocks the eye sees, for labelling frames ----
+// A block that hides what is behind it: a full cube that is not see-through (glass, ice), and leaves,
+// which the client draws nearly opaque.
+const hidesInfo = new Map()
+function hides (id) {
+  if (id < 0) return false
+  let h = hidesInfo.get(id)
+  if (h === undefined) {
+    const b = mcData.blocksByStateId[id]
+    const name = b?.name || ''
+    h = !infoOf(id).air && ((infoOf(id).full && !b?.transparent) || /_leaves$/.test(name))
+    hidesInfo.set(id, h)
+  }
+  return h
+}
+// A name pattern: exact, or '*' then a suffix ('*_log': every log).
+const nameMatches = (pattern, name) => pattern.startsWith('*') ? name.endsWith(pattern.slice(1)) : pattern.replace(/^minecraft:/, '') === name
+const FACES = [[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]] // face 1..6: +x -x +y -y +z -z
+// {cmd:'scan', player?, names:{class:[block or '*suffix', ...]}, radius?:20, radii?:{class:r}, grid?:3, max_angle?:70}
+// -> {camera:'minecraft', eye, yaw_deg, pitch_deg, grid, nodes:[{class, name, pos (the block's corner), cells}]}:
+// every block of the classes within its radius of the eye and max_angle of the look, with the face cells
+// (grid x grid per face, [x, y, z, face] at the cell's centre) a straight line from the eye reaches.
+async function scanView ({ player, names = {}, radius = 20, radii = {}, grid = 3, max_angle: maxAngle = 70 }) {
+  const p = findPlayer(player)
+  const look = extra.get(p) || {}
+  const yawDeg = look.yaw ?? 0; const pitchDeg = look.pitch ?? 0
+  const eye = { x: p.position.x, y: p.position.y + EYE, z: p.position.z }
+  const yr = yawDeg * Math.PI / 180; const pr = pitchDeg * Math.PI / 180
+  const dir = [-Math.sin(yr) * Math.cos(pr), -Math.sin(pr), Math.cos(yr) * Math.cos(pr)]
+  const cosMax = Math.cos((+maxAngle) * Math.PI / 180)
+  const g = Math.max(1, Math.min(8, Math.round(+grid)))
+  const classes = Object.entries(names).map(([cls, pats]) => [cls, [].concat(pats).map(String), Math.min(48, +(radii?.[cls] ?? radius))])
+  const R = Math.ceil(Math.max(1, ...classes.map(c => c[2])))
+  const ex = Math.floor(eye.x); const ey = Math.floor(eye.y); const ez = Math.floor(eye.z)
+  const y0 = Math.max(0, ey - R - 1); const y1 = Math.min(255, ey + R + 1)
+  const idAt = await loadRegion(p, ex - R - 1, ez - R - 1, y0, 2 * (R + 1) + 1, y1 - y0 + 1)
+  const classOf = new Map() // state id -> [class, radius] | null
+  const classFor = (id) => {
+    if (classOf.has(id)) return classOf.get(id)
+    const name = mcData.blocksByStateId[id]?.name || ''
+    const c = classes.find(([, pats]) => pats.some(q => nameMatches(q, name))) || null
+    classOf.set(id, c)
+    return c
+  }
+  // Does the straight line from the eye to (tx, ty, tz), a point just inside block (bx, by, bz), pass no hiding block?
+  const reaches = (tx, ty, tz, bx, by, bz) => {
+    const dx = tx - eye.x; const dy = ty - eye.y; const dz = tz - eye.z
+    const steps = Math.ceil(Math.hypot(dx, dy, dz) / 0.05)
+    for (let i = 1; i <= steps; i++) {
+      const f = i / steps
+      const qx = Math.floor(eye.x + dx * f); const qy = Math.floor(eye.y + dy * f); const qz = Math.floor(eye.z + dz * f)
+      if (qx === bx && qy === by && qz === bz) return true
+      if (hides(idAt(qx, qy, qz))) return false
+    }
+    return true
+  }
+  const nodes = []
+  for (let bx = ex - R; bx <= ex + R; bx++) {
+    for (let bz = ez - R; bz <= ez + R; bz++) {
+      for (let by = y0; by <= y1; by++) {
+        const id = idAt(bx, by, bz)
+        if (id < 0 || infoOf(id).air) continue
+        const c = classFor(id)
+        if (!c) continue
+        const vx = bx + 0.5 - eye.x; const vy = by + 0.5 - eye.y; const vz = bz + 0.5 - eye.z
+        const len = Math.hypot(vx, vy, vz)
+        if (len > c[2] || len < 0.01 || (vx * dir[0] + vy * dir[1] + vz * dir[2]) / len < cosMax) continue
+        const cells = []
+        FACES.forEach(([fx, fy, fz], fi) => {
+          const axis = fx ? 0 : fy ? 1 : 2
+          const sign = fx + fy + fz
+          const lo = [bx, by, bz]
+          const plane = lo[axis] + (sign > 0 ? 1 : 0)
+          const e = [eye.x, eye.y, eye.z][axis]
+          if ((e - plane) * sign <= 0) return // the face looks away from the eye
+          if (hides(idAt(bx + fx, by + fy, bz + fz))) return // covered by its neighbour
+          const [a, b] = [0, 1, 2].filter(k => k !== axis)
+          for (let i = 0; i < g; i++) {
+            for (let j = 0; j < g; j++) {
+              const pt = [0, 0, 0]
+              pt[axis] = plane
+              pt[a] = lo[a] + (i + 0.5) / g
+              pt[b] = lo[b] + (j + 0.5) / g
+              const inside = pt.slice()
+              inside[axis] = plane - 0.02 * sign
+              if (reaches(inside[0], inside[1], inside[2], bx, by, bz)) cells.push([round(pt[0]), round(pt[1]), round(pt[2]), fi + 1])
+            }
+          }
+        })
+        if (cells.length) nodes.push({ class: c[0], name: mcData.blocksByStateId[id]?.name, pos: { x: bx, y: by, z: bz }, cells })
+      }
+    }
+  }
+  return { camera: 'minecraft', eye: { x: round(eye.x), y: round(eye.y), z: round(eye.z) }, yaw_deg: yawDeg, pitch_deg: pitchDeg, grid: g, nodes }
 }
 
 const commands = {
@@ -901,9 +1047,58 @@ const commands = {
     const e = serv.spawnObject(ITEM_ENTITY, p.world, pos, { velocity: new Vec3(0, 0, 0), itemId: def.id, itemDamage: 0, itemCount: +count, pickupTime: 500, deathTime: 5 * 60 * 1000 })
     return { ok: true, entityId: e?.id }
   },
-  // {cmd:'face_block', player?, blocks?:['oak_log',...] (default every *_log), seed?:0, min_dist?:2.5,
-  //  max_dist?:4.5, radius?:24, reach?:4.5, x?,y?,z? (centre; default the player's spawn point)}
+  // {cmd:'face_block', player?, blocks?:['oak_log' or '*_log',...] (default every *_log), seed?:0, min_dist?:2.5,
+  //  max_dist?:4.5, radius?:24, reach?:4.5, levels?, x?,y?,z? (centre; default the player's spawn point),
+  //  yaw_jitter?:0, pitch_jitter?:0 (degrees, uniform +-), pitch_offset?:0 (degrees further down)}
   face_block: (args) => faceBlock(args),
+  // {cmd:'set_inventory', player?, slots:{"36":"oak_log 3", ...}}  the inventory exactly so (window-0 slots:
+  // 1-4 the 2x2 grid, its result shown; 9-35 main, 36-44 hotbar); everything else emptied as by clear;
+  // answers once the client has read it (synced: true) or after 5 s (false)
+  set_inventory: async ({ player, slots = {} }) => {
+    const p = findPlayer(player)
+    const items = Object.entries(slots).filter(([, v]) => v).map(([slot, v]) => {
+      const [name, count = '1'] = String(v).trim().split(/\s+/)
+      const def = mcData.itemsByName[name.replace(/^minecraft:/, '')]
+      const s = +slot
+      if (!def) throw new Error(`unknown item ${name} (slot ${slot})`)
+      if (!Number.isInteger(s) || s < 1 || s > 44 || (s >= 5 && s <= 8)) throw new Error(`slot ${slot}: not a grid (1-4), main (9-35) or hotbar (36-44) slot`)
+      if (!(+count >= 1 && +count <= 64)) throw new Error(`slot ${slot}: count ${count} is not 1..64`)
+      return [s, new Item(def.id, +count)]
+    })
+    commands.clear({ player })
+    for (const [s, it] of items) p.inventory.updateSlot(s, it)
+    const v = clickView(p)
+    if (v?.kind === 'inventory' && items.some(([s]) => s <= 4)) updateResult(v)
+    flushAll(p)
+    // synced: the client has the new inventory (a client busy drawing took seconds to read it)
+    return { ok: true, slots: items.length, synced: await syncClient(p) }
+  },
+  // {cmd:'sync', player?, timeout_ms?:5000}  answers once the client has handled every packet sent before it
+  // ({synced: true}), or after the timeout (false)
+  sync: async ({ player, timeout_ms: t = 5000 }) => ({ synced: await syncClient(findPlayer(player), +t) }),
+  // {cmd:'scan', ...}  see scanView
+  // {cmd:'excavate', min:[x,y,z], max:[x,y,z]}  every block of the box (inclusive, at most 64 a side) becomes
+  // air: an open pit whose stone and ore walls are in daylight
+  excavate: async ({ min, max }) => {
+    const lo = [0, 1, 2].map(k => Math.floor(Math.min(+min[k], +max[k])))
+    const hi = [0, 1, 2].map(k => Math.floor(Math.max(+min[k], +max[k])))
+    if (lo.some((v, k) => !Number.isFinite(v) || hi[k] - v > 64)) throw new Error('excavate: min and max must be [x, y, z] at most 64 apart')
+    lo[1] = Math.max(1, lo[1]); hi[1] = Math.min(255, hi[1]) // bedrock stays
+    const air = blockState('air').defaultState
+    let cleared = 0
+    for (let bx = lo[0]; bx <= hi[0]; bx++) {
+      for (let by = lo[1]; by <= hi[1]; by++) {
+        for (let bz = lo[2]; bz <= hi[2]; bz++) {
+          const pos = new Vec3(bx, by, bz)
+          if (infoOf(await serv.overworld.getBlockStateId(pos)).air) continue
+          await serv.setBlock(serv.overworld, pos, air)
+          cleared++
+        }
+      }
+    }
+    return { ok: true, cleared }
+  },
+  scan: (args) => scanView(args),
   // {cmd:'setblock', x, y, z, block:'crafting_table'}
   setblock: async ({ x, y, z, block }) => {
     const b = blockState(block)

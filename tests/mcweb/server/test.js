@@ -1,6 +1,7 @@
 'use strict'
 // Tests of the project's test server (server.js next to this file): crafting in the player's 2x2 grid and
-// at a crafting table, grid items returned on close, pickups, and the face_block scene command.
+// at a crafting table, grid items returned on close, pickups, the face_block scene command, and what the
+// labeller uses (set_inventory, scan, excavate).
 //
 //   node --test tests/mcweb/server/
 //
@@ -134,6 +135,8 @@ async function joinBot (srv, username = 'tester') {
     else (bot.slots[p.windowId] ||= [])[p.slot] = it
   })
   client.on('window_items', p => { bot.slots[p.windowId] = p.items.map(i => Item.fromNotch(i)) })
+  // as vanilla (and the web client): a transaction the client did not ask for is answered at once
+  client.on('transaction', p => { if (!p.accepted) client.write('transaction', { windowId: p.windowId, action: p.action, accepted: true }) })
   client.on('open_window', p => bot.windows.push(p))
   client.on('close_window', p => bot.closed.push(p))
   client.on('spawn_entity', p => bot.spawned.push(p))
@@ -375,6 +378,55 @@ serverTest('face_block: a standable spot in reach, looking at a log; determinist
   assert.equal(g.block.name, 'oak_log')
   assert.ok(g.dist.horizontal >= 3 && g.dist.horizontal <= 4)
   await assert.rejects(cmd(srv, { cmd: 'face_block', blocks: ['diamond_block'], radius: 6 }), /face_block: none of 0 diamond_block blocks within 6/)
+})
+
+serverTest('labelling: set_inventory exactly, scan sees what the eye sees, excavate, teleport confirmed', async (srv, bot) => {
+  // set_inventory: these slots and nothing else; a log in the grid shows its result
+  await cmd(srv, { cmd: 'give', item: 'dirt', count: 5, slot: 20 })
+  const set = await cmd(srv, { cmd: 'set_inventory', slots: { 36: 'oak_log 3', 44: 'stick', 12: 'coal 7', 2: 'oak_log 1' } })
+  assert.deepEqual(set, { ok: true, slots: 4, synced: true }, 'the client answered the sync transaction')
+  let p = await me(srv)
+  assert.deepEqual(invMap(p), { 0: 'oak_planks:4', 2: 'oak_log:1', 12: 'coal:7', 36: 'oak_log:3', 44: 'stick:1' })
+  await until(() => bot.slot(0, 36) === 'oak_log:3' && bot.slot(0, 20) === null && bot.slot(0, 0) === 'oak_planks:4', 'the client to see the new inventory')
+  // a bad entry changes nothing and names the slot
+  await assert.rejects(cmd(srv, { cmd: 'set_inventory', slots: { 36: 'stick', 7: 'coal' } }), /slot 7: not a grid/)
+  await assert.rejects(cmd(srv, { cmd: 'set_inventory', slots: { 40: 'no_such_item 2' } }), /unknown item no_such_item \(slot 40\)/)
+  assert.deepEqual(invMap(await me(srv)), invMap(p))
+
+  // A scene in the sky: the player on a stone block at (0, 199, 0) looking south (+z), a log straight ahead
+  // behind a stone wall, another log to the side in the open, a third behind the player.
+  const put = (x, y, z, block) => cmd(srv, { cmd: 'setblock', x, y, z, block })
+  await put(0, 199, 0, 'stone')
+  for (let x = -1; x <= 1; x++) for (let y = 200; y <= 203; y++) await put(x, y, 4, 'stone')
+  await put(0, 201, 7, 'oak_log') // hidden by the wall
+  await put(4, 201, 7, 'birch_log') // in the open, left of the view (east is left when facing south)
+  await put(0, 201, -5, 'oak_log') // behind the player
+  await cmd(srv, { cmd: 'tp', x: 0.5, y: 200, z: 0.5, yaw: 0, pitch: 0 })
+  await until(async () => !(await me(srv)).teleportPending, 'the client to confirm the teleport')
+  const scan = await cmd(srv, { cmd: 'scan', names: { trunk: ['*_log'] }, radius: 12, grid: 3 })
+  assert.equal(scan.camera, 'minecraft')
+  assert.deepEqual(scan.eye, { x: 0.5, y: 201.62, z: 0.5 })
+  assert.equal(scan.grid, 3)
+  assert.deepEqual(scan.nodes.map(n => [n.name, n.pos.x, n.pos.y, n.pos.z]), [['birch_log', 4, 201, 7]], 'only the log in the open, in front')
+  const cells = scan.nodes[0].cells
+  // the faces towards the eye: -z (6) and -x (2); 3 x 3 cells each, centres on the face planes
+  assert.deepEqual([...new Set(cells.map(c => c[3]))].sort(), [2, 6])
+  assert.equal(cells.length, 18)
+  assert.ok(cells.filter(c => c[3] === 6).every(c => c[2] === 7 && c[0] > 4 && c[0] < 5 && c[1] > 201 && c[1] < 202))
+  assert.ok(cells.filter(c => c[3] === 2).every(c => c[0] === 4))
+  // with the wall gone the hidden log is seen; a class radius limits a class
+  for (let x = -1; x <= 1; x++) for (let y = 200; y <= 203; y++) await put(x, y, 4, 'air')
+  const open = await cmd(srv, { cmd: 'scan', names: { trunk: ['oak_log'] }, radius: 12 })
+  assert.deepEqual(open.nodes.map(n => [n.pos.x, n.pos.z]), [[0, 7]])
+  const near = await cmd(srv, { cmd: 'scan', names: { trunk: ['*_log'] }, radius: 12, radii: { trunk: 5 } })
+  assert.deepEqual(near.nodes, [])
+
+  // excavate: the box becomes air (bedrock and the world outside stay)
+  const ex = await cmd(srv, { cmd: 'excavate', min: [10, 60, 10], max: [12, 62, 12] })
+  assert.ok(ex.cleared > 0 && ex.cleared <= 27, `cleared ${ex.cleared}`)
+  for (const [x, y, z] of [[10, 60, 10], [12, 62, 12], [11, 61, 11]]) assert.equal((await cmd(srv, { cmd: 'getblock', x, y, z })).name, 'air')
+  assert.notEqual((await cmd(srv, { cmd: 'getblock', x: 11, y: 59, z: 11 })).name, 'air')
+  await assert.rejects(cmd(srv, { cmd: 'excavate', min: [0, 0, 0], max: [100, 1, 1] }), /at most 64 apart/)
 })
 
 serverTest('pickup: whole stack into the inventory, never into the crafting grid', async (srv, bot) => {
