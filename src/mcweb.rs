@@ -296,6 +296,7 @@ impl LabelGame for McwebServer {
             reason: "the player has no position yet".into(),
         })?;
         Ok(Pose {
+            feet: [pos.x, pos.y, pos.z],
             eye: [pos.x, pos.y + EYE_HEIGHT, pos.z],
             yaw_deg: p.yaw,
             pitch_deg: p.pitch,

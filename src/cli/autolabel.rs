@@ -250,9 +250,7 @@ fn labelling_center(out: &Path, game: &mut dyn LabelGame) -> Result<[f64; 3]> {
             .with_context(|| format!("{}: no \"center\": [x, y, z]", path.display()))?;
         return Ok(c);
     }
-    // The feet: the eye less its height is close enough for a centre of views.
-    let eye = game.pose()?.eye;
-    let c = [eye[0], eye[1] - 1.6, eye[2]];
+    let c = game.pose()?.feet;
     let text = serde_json::to_string_pretty(&serde_json::json!({ "center": c }))?;
     write_atomic(&path, text.as_bytes())?;
     Ok(c)

@@ -740,9 +740,10 @@ pub struct ViewRequest<'a> {
     pub pitch_offset: f64,
 }
 
-/// The player's eye and look, as the game has them.
+/// The player's feet, eye and look, as the game has them.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Pose {
+    pub feet: [f64; 3],
     pub eye: [f64; 3],
     pub yaw_deg: f64,
     pub pitch_deg: f64,
@@ -827,6 +828,7 @@ impl LabelGame for Probe {
     fn pose(&mut self) -> Result<Pose, AutoLabelError> {
         let s = self.fresh_state(Duration::from_secs(5))?;
         Ok(Pose {
+            feet: s.pos.as_array(),
             eye: s.eye.as_array(),
             yaw_deg: s.yaw_deg,
             pitch_deg: s.pitch_deg,
@@ -1035,6 +1037,7 @@ mod tests {
     #[test]
     fn a_pose_distance_is_the_largest_move_or_a_tenth_of_the_turn() {
         let a = Pose {
+            feet: [0.0; 3],
             eye: [0.0, 1.0, 0.0],
             yaw_deg: 10.0,
             pitch_deg: 0.0,
