@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::minetest::autolabel::{
-    AutoLabelConfig, AutoLabelError, InventoryPlan, LabelGame, Pose, ViewRequest,
+    AutoLabelConfig, AutoLabelError, GameState, InventoryPlan, LabelGame, Pose, ViewRequest,
 };
 use crate::minetest::probe::Stack;
 
@@ -205,6 +205,16 @@ fn main_index_of_window_slot(slot: u32) -> Option<usize> {
     }
 }
 
+/// An answer of the server's sync barrier (`set_inventory`, `sync`): `synced: true`, or the
+/// frame is dropped with `otherwise`.
+fn synced(answer: &Value, otherwise: &str) -> Result<(), AutoLabelError> {
+    if answer["synced"] == Value::Bool(true) {
+        Ok(())
+    } else {
+        Err(AutoLabelError::NoView(otherwise.into()))
+    }
+}
+
 /// The client's test server labels frames (`annotate --auto minecraft-web`): its inventory
 /// commands, `face_block` for views and `scan` for what the eye sees.
 impl LabelGame for McwebServer {
@@ -223,12 +233,10 @@ impl LabelGame for McwebServer {
         }
         let answer = self.command(json!({"cmd": "set_inventory", "slots": slots}))?;
         // A client that has not read the inventory in 5 s draws an old one.
-        if answer["synced"] != Value::Bool(true) {
-            return Err(AutoLabelError::NoView(
-                "the client did not confirm the new inventory within 5 s".into(),
-            ));
-        }
-        Ok(())
+        synced(
+            &answer,
+            "the client did not confirm the new inventory within 5 s",
+        )
     }
 
     fn view_near(&mut self, view: &ViewRequest) -> Result<Value, AutoLabelError> {
@@ -279,32 +287,23 @@ impl LabelGame for McwebServer {
         )))
     }
 
-    fn pose(&mut self) -> Result<Pose, AutoLabelError> {
+    fn state(&mut self) -> Result<GameState, AutoLabelError> {
         let p = self.player()?;
-        // A dead player's screen is the death screen: no frame of it is a scene.
-        if p.health.is_some_and(|h| h <= 0.0) {
-            return Err(McwebError::Answer {
-                url: self.url.clone(),
-                command: "state".into(),
-                reason: "the player is dead (health 0): the client shows its death screen; restart the client".into(),
-            }
-            .into());
-        }
-        let pos = p.pos.ok_or_else(|| McwebError::Answer {
+        let bad_state = |reason: &str| McwebError::Answer {
             url: self.url.clone(),
             command: "state".into(),
-            reason: "the player has no position yet".into(),
-        })?;
-        Ok(Pose {
-            feet: [pos.x, pos.y, pos.z],
-            eye: [pos.x, pos.y + EYE_HEIGHT, pos.z],
-            yaw_deg: p.yaw,
-            pitch_deg: p.pitch,
-        })
-    }
-
-    fn inventory(&mut self) -> Result<(Vec<Stack>, Vec<Stack>), AutoLabelError> {
-        let p = self.player()?;
+            reason: reason.into(),
+        };
+        // A dead player's screen is the death screen: no frame of it is a scene.
+        if p.health.is_some_and(|h| h <= 0.0) {
+            return Err(bad_state(
+                "the player is dead (health 0): the client shows its death screen; restart the client",
+            )
+            .into());
+        }
+        let pos = p
+            .pos
+            .ok_or_else(|| bad_state("the player has no position yet"))?;
         let stack = |slot: usize, s: &Slot| Stack {
             slot,
             name: s.name.clone(),
@@ -321,7 +320,16 @@ impl LabelGame for McwebServer {
             .filter(|s| (1..=4).contains(&s.slot))
             .map(|s| stack(s.slot as usize, s))
             .collect();
-        Ok((main, craft))
+        Ok(GameState {
+            pose: Pose {
+                feet: [pos.x, pos.y, pos.z],
+                eye: [pos.x, pos.y + EYE_HEIGHT, pos.z],
+                yaw_deg: p.yaw,
+                pitch_deg: p.pitch,
+            },
+            main,
+            craft,
+        })
     }
 
     fn craft_preview(&mut self) -> Result<Option<String>, AutoLabelError> {
@@ -342,13 +350,10 @@ impl LabelGame for McwebServer {
     fn catch_up(&mut self) -> Result<(), AutoLabelError> {
         // The page handles key presses and packets on one event loop: once it has answered a
         // packet sent after the keys, it has seen the keys too.
-        let answer = self.command(json!({"cmd": "sync"}))?;
-        if answer["synced"] != Value::Bool(true) {
-            return Err(AutoLabelError::NoView(
-                "the client did not catch up within 5 s".into(),
-            ));
-        }
-        Ok(())
+        synced(
+            &self.command(json!({"cmd": "sync"}))?,
+            "the client did not catch up within 5 s",
+        )
     }
 
     fn excavate(&mut self, lo: [i64; 3], hi: [i64; 3]) -> Result<u64, AutoLabelError> {

@@ -77,11 +77,7 @@ fn the_client_labels_its_own_frames_where_the_detector_sees_them() {
         yaml.contains("0: trunk") && yaml.contains("22: bedrock"),
         "{yaml}"
     );
-    let mut labels: Vec<_> = std::fs::read_dir(out.path().join("labels"))
-        .expect("labels")
-        .map(|e| e.expect("entry").path())
-        .collect();
-    labels.sort();
+    let labels = support::sorted_files(&out.path().join("labels"));
     // The summary: "N frames labelled (B boxes, D dropped, ...)".
     let dropped: usize = log
         .split(" dropped")

@@ -106,11 +106,7 @@ fn the_game_labels_its_own_frames_and_resumes() {
         yaml.contains("0: tree") && yaml.contains("9: coal_lump_icon"),
         "{yaml}"
     );
-    let mut labels: Vec<_> = std::fs::read_dir(out.path().join("labels"))
-        .expect("labels")
-        .map(|e| e.expect("entry").path())
-        .collect();
-    labels.sort();
+    let labels = support::sorted_files(&out.path().join("labels"));
     // A frame whose view finds no place to stand is dropped, never labelled, and said so.
     let refused = log.matches("the game refused command view_near").count();
     assert_eq!(
@@ -242,10 +238,7 @@ fn the_game_labels_its_own_frames_and_resumes() {
     let negatives = tempfile::tempdir().expect("tmp");
     let (ok, log) = annotate_in(&game, root.path(), negatives.path(), 3);
     assert!(ok, "{log}");
-    let labels: Vec<_> = std::fs::read_dir(negatives.path().join("labels"))
-        .expect("labels")
-        .map(|e| e.expect("entry").path())
-        .collect();
+    let labels = support::sorted_files(&negatives.path().join("labels"));
     assert!(!labels.is_empty(), "no HUD negative frame:\n{log}");
     assert!(
         log.contains(&format!("{} HUD negatives", labels.len())),

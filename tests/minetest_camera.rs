@@ -38,18 +38,8 @@ fn screenshot() -> image::RgbImage {
         .0
 }
 
-/// The camera the scan was taken from, at the screenshot's size (the harness's fov 72).
-fn camera_of(scan: &Scan, image: &image::RgbImage) -> Camera {
-    let (w, h) = image.dimensions();
-    Camera::new(
-        scan.eye.as_array(),
-        scan.yaw_deg,
-        scan.pitch_deg,
-        72.0,
-        w,
-        h,
-    )
-}
+/// The field of view tests/minetest/gameenv.sh gives the game.
+const HARNESS_FOV: f64 = 72.0;
 
 #[test]
 fn a_node_in_the_sky_is_drawn_inside_its_projected_box() {
@@ -118,7 +108,7 @@ fn a_node_in_the_sky_is_drawn_inside_its_projected_box() {
         )
         .expect("scan form");
         let (w, h) = image.dimensions();
-        let camera = camera_of(&scan, &image);
+        let camera = Camera::of_scan(&scan, HARNESS_FOV, w, h);
         let boxes = scan_boxes(&camera, &scan, Merge::default(), 4.0);
         assert_eq!(
             boxes.len(),
@@ -194,7 +184,7 @@ fn a_node_in_the_sky_is_drawn_inside_its_projected_box() {
     .expect("scan form");
     assert_eq!(with_radii.nodes.len(), 1, "{:?}", with_radii.nodes);
     let image = screenshot();
-    let camera = camera_of(&with_radii, &image);
+    let camera = Camera::of_scan(&with_radii, HARNESS_FOV, image.width(), image.height());
     let boxes = scan_boxes(&camera, &with_radii, Merge::default(), 4.0);
     assert_eq!(boxes.len(), 1, "{boxes:?}");
     let b = &boxes[0];

@@ -250,7 +250,7 @@ fn labelling_center(out: &Path, game: &mut dyn LabelGame) -> Result<[f64; 3]> {
             .with_context(|| format!("{}: no \"center\": [x, y, z]", path.display()))?;
         return Ok(c);
     }
-    let c = game.pose()?.feet;
+    let c = game.state()?.pose.feet;
     let text = serde_json::to_string_pretty(&serde_json::json!({ "center": c }))?;
     write_atomic(&path, text.as_bytes())?;
     Ok(c)

@@ -762,6 +762,15 @@ impl Pose {
     }
 }
 
+/// The player as the game has it at one moment: pose and inventory (main slots from 1, the
+/// hotbar first; the crafting grid's slots).
+#[derive(Debug, Clone)]
+pub struct GameState {
+    pub pose: Pose,
+    pub main: Vec<Stack>,
+    pub craft: Vec<Stack>,
+}
+
 /// What the labeller needs of a running game's ground truth and commands.
 pub trait LabelGame {
     /// The inventory exactly as planned: `plan.main` from slot 1 (the first `hotbar_slots` the
@@ -770,10 +779,8 @@ pub trait LabelGame {
     /// Stands the player near a node of `view.names`, looking at it (with some jitter); answers
     /// what it looks at. No such place this time: [`AutoLabelError::NoView`].
     fn view_near(&mut self, view: &ViewRequest) -> Result<serde_json::Value, AutoLabelError>;
-    /// The pose now (after at least one more game step).
-    fn pose(&mut self) -> Result<Pose, AutoLabelError>;
-    /// The inventory now: main slots from 1 (hotbar first) and the crafting grid's slots.
-    fn inventory(&mut self) -> Result<(Vec<Stack>, Vec<Stack>), AutoLabelError>;
+    /// The pose and the inventory now (after at least one more game step), read together.
+    fn state(&mut self) -> Result<GameState, AutoLabelError>;
     /// The item the crafting grid makes now (its result slot), by name.
     fn craft_preview(&mut self) -> Result<Option<String>, AutoLabelError>;
     /// The visible face cells of the nodes of `config.world`'s classes, as a [`Scan`].
@@ -825,19 +832,18 @@ impl LabelGame for Probe {
         }
     }
 
-    fn pose(&mut self) -> Result<Pose, AutoLabelError> {
+    fn state(&mut self) -> Result<GameState, AutoLabelError> {
         let s = self.fresh_state(Duration::from_secs(5))?;
-        Ok(Pose {
-            feet: s.pos.as_array(),
-            eye: s.eye.as_array(),
-            yaw_deg: s.yaw_deg,
-            pitch_deg: s.pitch_deg,
+        Ok(GameState {
+            pose: Pose {
+                feet: s.pos.as_array(),
+                eye: s.eye.as_array(),
+                yaw_deg: s.yaw_deg,
+                pitch_deg: s.pitch_deg,
+            },
+            main: s.main,
+            craft: s.craft,
         })
-    }
-
-    fn inventory(&mut self) -> Result<(Vec<Stack>, Vec<Stack>), AutoLabelError> {
-        let s = self.fresh_state(Duration::from_secs(5))?;
-        Ok((s.main, s.craft))
     }
 
     fn craft_preview(&mut self) -> Result<Option<String>, AutoLabelError> {
@@ -916,14 +922,13 @@ pub fn label_frame(
     }
     game.catch_up()?;
     std::thread::sleep(Duration::from_millis(config.settle_ms));
-    let before = game.pose()?;
+    let before = game.state()?.pose;
     let mut image = window.capture()?;
-    let after = game.pose()?;
+    let after = game.state()?;
     if open {
         mask_areas(&mut image, &config.open_screen_masks);
     }
-    let moved = before.distance(&after);
-    let (main, craft) = game.inventory()?;
+    let moved = before.distance(&after.pose);
     let preview = if open { game.craft_preview()? } else { None };
     if open {
         window.tap("close_screen")?;
@@ -934,8 +939,8 @@ pub fn label_frame(
     let scan = game.scan(config)?;
     let record = FrameRecord {
         scan,
-        main,
-        craft,
+        main: after.main,
+        craft: after.craft,
         inventory_open: open,
         preview,
         hud_negative: hud_negative.is_some(),

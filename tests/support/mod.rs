@@ -18,6 +18,16 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The paths in a folder, sorted (a dataset's `labels/`, `images/`).
+pub fn sorted_files(dir: &Path) -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
+        .map(|e| e.expect("entry").path())
+        .collect();
+    paths.sort();
+    paths
+}
+
 pub fn fixture(rel: &str) -> PathBuf {
     repo().join("tests/fixtures").join(rel)
 }
