@@ -240,3 +240,18 @@ fn a_broken_success_section_is_refused_naming_the_field_and_its_line() {
         );
     }
 }
+
+#[test]
+fn a_craft_that_yields_nothing_is_refused() {
+    let (config, result, _) = planner_rules_with(
+        r#"args = ["Tree"], yields = 4"#,
+        r#"args = ["Tree"], yields = 0"#,
+    );
+    assert_eq!(config.craft["Wooden Planks"].yields, 4);
+    assert_eq!(config.craft["Stone Pickaxe"].yields, 1, "the default");
+    let err = result.expect_err("yields = 0 would divide the demand by nothing");
+    assert!(
+        err.contains("Wooden Planks") && err.contains("yields = 0"),
+        "{err}"
+    );
+}

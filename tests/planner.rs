@@ -179,7 +179,11 @@ fn crafting_a_wooden_pickaxe_walks_the_tech_tree() {
     // Inventory open, the log icon where the detector sees it: craft planks from it.
     let log_inv = icon("log_icon", 441.0, 555.0);
     assert_eq!(
-        act(w.step("Wooden Pickaxe", vec![], vec![log_inv])),
+        act(w.step(
+            "Wooden Pickaxe",
+            vec![],
+            vec![log_inv, icon("crafting_table_icon", 495.0, 555.0)]
+        )),
         call("craft_plank", &[441.0, 555.0])
     );
     // Planks there; the table and sticks are missing: requirements are visited in name order,
@@ -665,4 +669,75 @@ fn a_trunk_aimed_at_and_then_lost_is_walked_to_once_before_looking_around() {
     );
     // Still nothing: now it looks around, starting with a level view.
     assert_eq!(act(w.step("Log", vec![], vec![])).skill, "look_level");
+}
+
+#[test]
+fn a_wooden_pickaxe_chops_every_log_it_needs_at_the_first_tree() {
+    // The client's closed loop: the table made, one log left over would give 4 planks, the
+    // sticks take 2 of them and the pickaxe 3, so the chain went for a second tree after the
+    // first was left, and lost itself looking for one. The pickaxe takes 2 logs (yields:
+    // a log gives 4 planks, 2 planks give 4 sticks): with one, the next log is chopped first.
+    let with_logs = |logs: u32| {
+        vec![
+            InventoryIcon {
+                count: Some(logs),
+                ..icon("log_icon", hotbar_x(0), HOTBAR_Y)
+            },
+            icon("crafting_table_icon", hotbar_x(1), HOTBAR_Y),
+        ]
+    };
+    let trunk = entity("trunk", 650.0, 365.0, true);
+    let mut w = world();
+    // One log: look in the bag for more, then (the bag holds no more) close it and chop.
+    assert_eq!(
+        act(w.step("Wooden Pickaxe", vec![trunk.clone()], with_logs(1))),
+        call("open_inventory", &[])
+    );
+    assert_eq!(
+        act(w.step("Wooden Pickaxe", vec![], with_logs(1))).skill,
+        "close_screen"
+    );
+    assert_eq!(
+        act(w.step("Wooden Pickaxe", vec![trunk.clone()], with_logs(1))),
+        call("mine_log", &[3.0])
+    );
+    // Two logs: enough for the planks, the sticks and the pickaxe; craft.
+    let mut w = world();
+    assert_eq!(
+        act(w.step("Wooden Pickaxe", vec![trunk.clone()], with_logs(2))),
+        call("open_inventory", &[])
+    );
+    let log_inv = InventoryIcon {
+        count: Some(2),
+        ..icon("log_icon", 441.0, 555.0)
+    };
+    assert_eq!(
+        act(w.step(
+            "Wooden Pickaxe",
+            vec![],
+            vec![log_inv, icon("crafting_table_icon", 495.0, 555.0)]
+        )),
+        call("craft_plank", &[441.0, 555.0])
+    );
+    // From nothing but a log, the table takes 4 planks more: 3 logs in all.
+    let mut w = world();
+    w.step("Wooden Pickaxe", vec![], with_logs(2)[..1].to_vec());
+    assert_eq!(
+        act(w.step("Wooden Pickaxe", vec![], vec![])).skill,
+        "close_screen"
+    );
+    let log3 = |n| {
+        vec![InventoryIcon {
+            count: Some(n),
+            ..icon("log_icon", hotbar_x(0), HOTBAR_Y)
+        }]
+    };
+    assert_eq!(
+        act(w.step("Wooden Pickaxe", vec![trunk.clone()], log3(2))),
+        call("mine_log", &[3.0])
+    );
+    assert_eq!(
+        act(w.step("Wooden Pickaxe", vec![trunk], log3(3))),
+        call("open_inventory", &[])
+    );
 }

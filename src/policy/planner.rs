@@ -73,6 +73,15 @@ pub struct CraftRule {
     /// pickaxe's recipe made a hoe. An unread count counts as enough.
     #[serde(default)]
     pub needs: BTreeMap<String, u32>,
+    /// How many items one craft makes (Minecraft: a log gives 4 planks, 2 planks give 4
+    /// sticks). With `needs`, it tells how much a target needs from the world in all, so that
+    /// one trip to a tree brings every log the chain will use.
+    #[serde(default = "one")]
+    pub yields: u32,
+}
+
+fn one() -> u32 {
+    1
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -271,6 +280,11 @@ impl PlannerConfig {
                 return Err(format!("craft \"{item}\": no screen \"{}\"", rule.screen));
             }
             call(&rule.skill, &rule.args, &format!("craft \"{item}\""))?;
+            if rule.yields == 0 {
+                return Err(format!(
+                    "craft \"{item}\": yields = 0 (one craft makes at least 1)"
+                ));
+            }
             for (ingredient, n) in &rule.needs {
                 node(ingredient)?;
                 if *n == 0 {
@@ -349,6 +363,14 @@ pub struct Planner {
     refuted_on_hud: BTreeSet<NodeIndex>,
     /// Items the screen in view has shown in its bag since it came into view.
     seen_in_screen: BTreeSet<NodeIndex>,
+}
+
+/// A target's demand being worked out: what is left in the bag, the stations and tools already
+/// counted, and what must still come from the world.
+struct Demand {
+    stock: BTreeMap<NodeIndex, u32>,
+    once: BTreeSet<NodeIndex>,
+    short: BTreeMap<NodeIndex, u32>,
 }
 
 /// What the planner looks at in one step.
@@ -540,8 +562,9 @@ impl Planner {
             self.screen = self.screen_in_view(view);
         }
         let mut visited = BTreeSet::new();
+        let short = self.to_gather(target, view);
         let goal = self
-            .first_missing(target, view, &mut visited)
+            .first_missing(target, view, &short, &mut visited)
             .unwrap_or(Goal::Unknown(target));
         let step = match goal {
             Goal::Craft(item) => self.craft(item, view),
@@ -662,20 +685,87 @@ impl Planner {
         }
     }
 
+    /// How many more of each gathered item (logs, cobblestone) `target` needs than the bag
+    /// holds, through the craft rules' `needs` and `yields`: what is in the bag is used first,
+    /// stations and tools are needed once, an ingredient a rule gives no number for once per
+    /// craft. A count that cannot be read counts as plenty (as in `enough`).
+    fn to_gather(&self, target: NodeIndex, view: &View) -> BTreeMap<NodeIndex, u32> {
+        let mut demand = Demand {
+            stock: BTreeMap::new(),
+            once: BTreeSet::new(),
+            short: BTreeMap::new(),
+        };
+        self.demand(target, 1, view, &mut demand, 0);
+        demand.short
+    }
+
+    fn demand(&self, item: NodeIndex, wanted: u32, view: &View, d: &mut Demand, depth: u32) {
+        // The graph is a tree of recipes; the bound only guards against a cycle in user data.
+        if wanted == 0 || depth > 32 {
+            return;
+        }
+        let name = view.kg.name(item);
+        let left = d.stock.entry(item).or_insert_with(|| {
+            if self.station_in_use(name) {
+                return u32::MAX;
+            }
+            if !view.has(item) {
+                return 0;
+            }
+            let slots = self.take_slots(view);
+            view.count(item, slots.as_deref()).unwrap_or(u32::MAX)
+        });
+        let taken = (*left).min(wanted);
+        *left -= taken;
+        let wanted = wanted - taken;
+        if wanted == 0 {
+            return;
+        }
+        if self.config.gather.contains_key(name) {
+            *d.short.entry(item).or_default() += wanted;
+        }
+        let rule = self.config.craft.get(name);
+        let crafts = rule.map_or(1, |r| wanted.div_ceil(r.yields));
+        for need in self.requirements(item, view) {
+            let need_name = view.kg.name(need);
+            let consumed = rule.and_then(|r| {
+                r.needs.get(need_name).copied().or_else(|| {
+                    r.args
+                        .iter()
+                        .any(|a| matches!(a, ArgToken::Token(t) if t == need_name))
+                        .then_some(1)
+                })
+            });
+            match consumed {
+                Some(per) => self.demand(need, crafts.saturating_mul(per), view, d, depth + 1),
+                // A station or a tool: one serves every craft and every consumer.
+                None if d.once.insert(need) => self.demand(need, 1, view, d, depth + 1),
+                None => {}
+            }
+        }
+    }
+
     fn first_missing(
         &self,
         item: NodeIndex,
         view: &View,
+        short: &BTreeMap<NodeIndex, u32>,
         visited: &mut BTreeSet<NodeIndex>,
     ) -> Option<Goal> {
         if !visited.insert(item) {
             return None;
         }
         for need in self.requirements(item, view) {
-            if self.enough(view, need, item) || self.station_in_use(view.kg.name(need)) {
+            // A gathered ingredient the whole target needs more of is gathered now, while its
+            // source is at hand: a wooden pickaxe from one log went looking for a second tree
+            // after the first had been left.
+            let gather_more = short.get(&need).is_some_and(|n| *n > 0);
+            if !gather_more
+                && (self.enough(view, need, item) || self.station_in_use(view.kg.name(need)))
+            {
                 continue;
             }
-            if let Some(g) = self.first_missing(need, view, visited) {
+            if let Some(g) = self.first_missing(need, view, short, visited) {
                 return Some(g);
             }
         }
