@@ -485,7 +485,7 @@ fn too_few_of_an_ingredient_by_its_read_count_is_gathered_or_crafted_again() {
 
 #[test]
 fn an_ingredient_off_the_hud_is_looked_for_in_the_bag_before_gathering_it_again() {
-    // The closed loop's stone pickaxe (session 12, 2 of 10 runs): after digging, the HUD showed
+    // The closed loop's stone pickaxe (2 of 10 runs): after digging, the HUD showed
     // 9 cobblestones and the pickaxe but no sticks (they were in the bag's main rows), and the
     // planner went looking for a tree to make sticks until its steps ran out.
     let hud = vec![

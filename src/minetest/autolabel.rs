@@ -171,8 +171,8 @@ pub struct PitConfig {
 /// `[autolabel] hud_negatives`: a `fraction` of the frames is taken with the inventory closed,
 /// the hotbar row empty, near one of `view`'s nodes and looking `pitch_down_deg` further down,
 /// so that stone floors and pit walls show through the empty translucent HUD slots. Without
-/// them the detector read an empty slot over a dark stone wall as a coal lump (session 9: 4
-/// false "done" in 9 coal runs; session 10 detector: 0.69 on data11 val frame 55).
+/// them the detector read an empty slot over a dark stone wall as a coal lump (4 false
+/// "done" in 9 closed-loop coal runs; an older detector: 0.69 on data11 val frame 55).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HudNegatives {

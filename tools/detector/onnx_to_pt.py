@@ -18,7 +18,7 @@ Usage (from the repository root):
         --out .work/detector/minetest-detector-init.pt
     python tools/detector/train.py --data DATA.yaml --name ft --init-weights .work/detector/minetest-detector-init.pt
     # continuing a shipped model's training: calibrate its BatchNorms on training frames
-    # (the float file: models/minecraft-detector.onnx itself is int8 since session 19)
+    # (the float file: models/minecraft-detector.onnx itself is int8)
     python tools/detector/onnx_to_pt.py models/minecraft-detector-fp32.onnx --out .work/detector/mc-init.pt \
         --calibrate .work/detector/data/train/images
 """
