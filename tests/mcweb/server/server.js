@@ -12,7 +12,8 @@
 //     window closes (dropped when it is full) instead of being lost;
 //   - picked-up items go into the inventory only (never into the crafting/armor slots) with their count;
 //   - every slot change is sent to the client (flying-squid changes stack counts in place unsent);
-//   - scene commands face_block, close_window, drop; state.json gains cursor, crafted, window.slots.
+//   - scene commands face_block, close_window, drop; state.json gains cursor, crafted, window.slots;
+//   - blocks that need a harvest tool (stone, ores) drop nothing when dug without one.
 // See README.md next to this file. The upstream header follows.
 //
 // Environment (all optional):
@@ -142,6 +143,16 @@ serv.on('newPlayer', (player) => {
     return write(name, params)
   }
   setupCrafting(player, x)
+  // Minecraft's harvest rule: a block that names harvest tools (stone, cobblestone, ores) drops
+  // nothing when dug with anything else (flying-squid drops every block's loot whatever is held).
+  player.on('dug', (data) => {
+    const tools = data.block?.harvestTools
+    if (!tools || !data.dropBlock) return
+    const held = player.inventory.slots[36 + player.heldItemSlot]
+    if (held && tools[held.type]) return
+    data.dropBlock = false
+    console.log(`[harness] ${player.username}: ${data.block.name} dug with ${held ? itemName(held) : 'an empty hand'}: no drop (needs a harvest tool)`)
+  })
 })
 
 // =====================================================================================================

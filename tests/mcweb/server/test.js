@@ -457,3 +457,27 @@ serverTest('throwing: click outside with the cursor, Q and ctrl-Q over a slot sp
   const log = srv.logText()
   for (const line of ['dropped 1 dirt (clicked outside', 'dropped 4 dirt (clicked outside', 'dropped 1 stick (Q over', 'dropped 2 stick (Q over']) assert.ok(log.includes(line), line)
 })
+
+serverTest('harvest rule: stone dug by hand drops nothing, with a wooden pickaxe cobblestone; a log drops by hand', async (srv, bot) => {
+  const base = { x: Math.floor(bot.pos.x) + 2, y: Math.floor(bot.pos.y) + 1, z: Math.floor(bot.pos.z) }
+  const dig = async (dx, block) => {
+    const at = { x: base.x + dx, y: base.y, z: base.z }
+    await cmd(srv, { cmd: 'setblock', ...at, block })
+    await until(async () => (await cmd(srv, { cmd: 'getblock', ...at })).name === block, `${block} placed`)
+    const before = bot.spawned.filter(e => e.type === 34).length
+    bot.client.write('block_dig', { status: 0, location: at, face: 1 })
+    await sleep(200)
+    bot.client.write('block_dig', { status: 2, location: at, face: 1 })
+    await until(async () => (await cmd(srv, { cmd: 'getblock', ...at })).name === 'air', `${block} dug`)
+    await sleep(500) // an item entity would have been spawned by now
+    return bot.spawned.filter(e => e.type === 34).length - before
+  }
+  assert.equal(await dig(0, 'stone'), 0, 'stone by hand: no cobblestone')
+  assert.ok(srv.logText().includes('stone dug with an empty hand: no drop'))
+  assert.equal(await dig(1, 'oak_log'), 1, 'a log by hand drops itself')
+  await cmd(srv, { cmd: 'give', item: 'wooden_pickaxe', count: 1, slot: 36 })
+  await until(() => bot.slot(0, 36) === 'wooden_pickaxe:1', 'the pickaxe in the held slot (client)')
+  assert.equal(await dig(2, 'stone'), 1, 'stone with a wooden pickaxe drops cobblestone')
+  await cmd(srv, { cmd: 'give', item: 'dirt', count: 1, slot: 36 })
+  assert.equal(await dig(3, 'iron_ore'), 0, 'iron ore with dirt in hand: nothing')
+})
