@@ -741,3 +741,36 @@ fn a_wooden_pickaxe_chops_every_log_it_needs_at_the_first_tree() {
         call("open_inventory", &[])
     );
 }
+
+#[test]
+fn a_crafting_table_screen_that_did_not_open_is_opened_again_not_crafted_in() {
+    // The client's closed loop: the table was placed against leaves overhead and the click
+    // opened nothing; the planner went on "crafting" by clicking the world for 100 steps.
+    let mut w = world();
+    let planks = icon("plank_icon", hotbar_x(0), HOTBAR_Y);
+    let stick = icon("stick_icon", hotbar_x(1), HOTBAR_Y);
+    let table = icon("crafting_table_icon", hotbar_x(2), HOTBAR_Y);
+    let hud = vec![planks, stick, table];
+    let opening: Vec<String> = (0..3)
+        .map(|_| act(w.step("Wooden Pickaxe", vec![], hud.clone())).skill)
+        .collect();
+    assert_eq!(opening, ["put_functional_block", "look_down", "use_block"]);
+    // Only the HUD in view: no screen. It is opened again, from the start.
+    assert_eq!(
+        act(w.step("Wooden Pickaxe", vec![], hud.clone())),
+        call("put_functional_block", &[3.0, 0.2])
+    );
+    // In view this time: craft.
+    let mut w = world();
+    for _ in 0..3 {
+        w.step("Wooden Pickaxe", vec![], hud.clone());
+    }
+    let in_screen = vec![
+        icon("plank_icon", 441.0, 555.0),
+        icon("stick_icon", 549.0, 555.0),
+    ];
+    assert_eq!(
+        act(w.step("Wooden Pickaxe", vec![], in_screen)),
+        call("craft_wood_pickaxe", &[441.0, 555.0, 549.0, 555.0])
+    );
+}

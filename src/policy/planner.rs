@@ -558,6 +558,19 @@ impl Planner {
         if view.has(target) {
             return PlanStep::Done;
         }
+        if self
+            .screen
+            .as_ref()
+            .and_then(|s| self.config.screens.get(s))
+            .is_some_and(|r| r.station.is_some())
+            && self.screen_in_view(view).is_none()
+        {
+            // A station's screen opened by the planner that shows no item in any slot did not
+            // open: the block was placed out of reach or the click missed it (a crafting table
+            // placed against leaves overhead, then 100 steps of "crafting" by clicking the
+            // world). Plan from what is there: place it again, or make another.
+            self.screen = None;
+        }
         if self.screen.is_none() {
             self.screen = self.screen_in_view(view);
         }
