@@ -2,8 +2,9 @@
 """Success counts of the closed loop on a real game: N seeded runs of a task chain.
 
 Two games (`--game`): the Minecraft browser client (`minecraft-web`: tests/mcweb, the chain
-log -> planks -> crafting_table -> wooden_pickaxe, each judged by the test server's inventory;
-every run a fresh world, the player put 2.5-4.5 blocks from a trunk with the run's seed) and
+log -> planks -> crafting_table -> wooden_pickaxe -> cobblestone -> stone_pickaxe -> coal, each
+judged by the test server's inventory; every run a fresh world, the player put 2.5-4.5 blocks
+from a trunk with the run's seed; before coal, an open pit as for Minetest) and
 Minetest (`minetest`, the default, as below).
 
 Each Minetest run starts a fresh world (tests/minetest/gameenv.sh), stands the player in front of a tree
@@ -60,6 +61,9 @@ MCWEB_CHAIN = [
     ("planks", "_planks", 12),
     ("crafting_table", "crafting_table", 14),
     ("wooden_pickaxe", "wooden_pickaxe", 120),
+    ("cobblestone", "cobblestone", 20),
+    ("stone_pickaxe", "stone_pickaxe", 60),
+    ("coal", "coal", 30),
 ]
 
 
@@ -103,6 +107,29 @@ class McwebGame:
         # Slots 0-4 are the 2x2 crafting grid and its result: not owned.
         return sum(int(s["count"]) for s in player.get("inventory", [])
                    if s["slot"] >= 5 and s["name"].endswith(suffix))
+
+    def stand_near_ore(self, seed: int) -> None:
+        """As Minetest's `stand_near_ore`: coal dug on the way down is taken away, then an open pit
+        is dug beside where the player is (up to PIT['tries'] places) and the player put
+        2.5-4.5 blocks from coal ore in its walls."""
+        player = (self.send({"cmd": "state"}).get("players") or [{}])[0]
+        kept = {str(s["slot"]): f"{s['name']} {s['count']}" for s in player.get("inventory", [])
+                if 9 <= s["slot"] <= 44 and s["name"] != "coal"}
+        self.send({"cmd": "set_inventory", "slots": kept})
+        start, hw, last = player["pos"], PIT["half_width"], None
+        y = round(start["y"])
+        for k in range(PIT["tries"]):
+            dx, dz = [(1, 0), (0, 1), (-1, 0), (0, -1)][k % 4]
+            cx, cz = round(start["x"] + dx * PIT["distance"]), round(start["z"] + dz * PIT["distance"])
+            self.send({"cmd": "excavate", "min": [cx - hw, y - PIT["depth"], cz - hw], "max": [cx + hw, y + 16, cz + hw]})
+            try:
+                self.send({"cmd": "face_block", "blocks": ["coal_ore"], "seed": seed, "x": cx,
+                           "y": y - PIT["depth"] + 1, "z": cz, "radius": hw + 2, "min_dist": 2.5, "max_dist": 4.5})
+                time.sleep(3.0)  # the client draws the pit once the changed blocks have reached it
+                return
+            except RuntimeError as e:
+                last = e
+        raise RuntimeError(f"no coal ore in the walls of {PIT['tries']} pits ({last})")
 
     def stop(self) -> None:
         self.script("stop")
@@ -330,6 +357,13 @@ def mcweb_runs(args, out: Path) -> int:
         try:
             game.start(seed)
             for task, item, steps in chain:
+                if task == "coal":
+                    try:
+                        game.stand_near_ore(seed)
+                    except RuntimeError as e:
+                        print(f"seed {seed} coal: no ore in the pit's walls ({e})", flush=True)
+                        run["tasks"].append({"task": task, "item": item, "no_ore": True})
+                        break
                 rec = play_task(args, "minecraft-web", task, steps, seed, 10, game.env, out,
                                 lambda: game.count(item))
                 rec["item"] = item
