@@ -774,3 +774,45 @@ fn a_crafting_table_screen_that_did_not_open_is_opened_again_not_crafted_in() {
         call("craft_wood_pickaxe", &[441.0, 555.0, 549.0, 555.0])
     );
 }
+
+#[test]
+fn a_tool_the_open_inventory_showed_is_still_owned_when_the_hud_misses_it() {
+    // The client's cobblestone task: the HUD missed the used pickaxe (wear bar, selected-slot
+    // frame), the planner opened the inventory to craft planks for another, saw it there,
+    // closed it, missed it again: 20 steps.
+    let mut w = world();
+    let planks = icon("plank_icon", hotbar_x(1), HOTBAR_Y);
+    // Nothing on the HUD says pickaxe: open the inventory (to look, or to craft one).
+    assert_eq!(
+        act(w.step("Cobblestone", vec![], vec![planks.clone()])).skill,
+        "open_inventory"
+    );
+    // The inventory shows it in its hotbar row's first slot: close and dig with key 1.
+    let pickaxe_inv = icon("wood_pickaxe_icon", 441.0, 555.0);
+    assert_eq!(
+        act(w.step("Cobblestone", vec![], vec![pickaxe_inv])).skill,
+        "close_screen"
+    );
+    assert_eq!(
+        act(w.step("Cobblestone", vec![], vec![planks.clone()])),
+        call("dig_vertical_mine_tunnels", &[1.0, 4.0])
+    );
+    assert_eq!(
+        act(w.step("Cobblestone", vec![], vec![planks.clone()])).skill,
+        "dig_vertical_mine_tunnels"
+    );
+    // Once a screen shows the bag without it, it is no longer owned.
+    let mut w2 = world();
+    w2.step("Cobblestone", vec![], vec![planks.clone()]);
+    w2.step(
+        "Cobblestone",
+        vec![],
+        vec![icon("wood_pickaxe_icon", 441.0, 555.0)],
+    );
+    w2.step("Cobblestone", vec![], vec![planks.clone()]);
+    let inv_planks = icon("plank_icon", 495.0, 555.0);
+    assert_ne!(
+        act(w2.step("Cobblestone", vec![], vec![inv_planks])).skill,
+        "dig_vertical_mine_tunnels"
+    );
+}

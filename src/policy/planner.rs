@@ -363,6 +363,11 @@ pub struct Planner {
     refuted_on_hud: BTreeSet<NodeIndex>,
     /// Items the screen in view has shown in its bag since it came into view.
     seen_in_screen: BTreeSet<NodeIndex>,
+    /// Tools (whatever "can be used to mine") the last open screen showed in the bag, with the
+    /// hotbar key of their slot there. The HUD misses a used tool now and then (its wear bar and
+    /// the selected-slot frame over it): the client's cobblestone task opened the inventory,
+    /// saw the pickaxe, closed it, missed it on the HUD and went to craft another, for 20 steps.
+    bag_tools: BTreeMap<NodeIndex, Option<u8>>,
 }
 
 /// A target's demand being worked out: what is left in the bag, the stations and tools already
@@ -466,6 +471,7 @@ impl Planner {
             bag_seen_for: None,
             refuted_on_hud: BTreeSet::new(),
             seen_in_screen: BTreeSet::new(),
+            bag_tools: BTreeMap::new(),
         }
     }
 
@@ -519,6 +525,9 @@ impl Planner {
         } else {
             self.seen_in_screen.clear();
         }
+        if let Some(screen) = &in_view {
+            self.note_bag_tools(view, screen);
+        }
         // A screen that names the slots ingredients come from (`take_from`) is the whole bag
         // while it is in view: the HUD drawn under it is not (a craft clicked the HUD's log
         // under the inventory for 70 steps, the inventory's own log already used).
@@ -537,6 +546,40 @@ impl Planner {
             }
         }
         visual
+    }
+
+    /// Notes which tools the bag of `screen` (in view) holds, and their hotbar keys.
+    fn note_bag_tools(&mut self, view: &View, screen: &str) {
+        let graph = &view.kg.graph;
+        for tool in graph.node_indices().filter(|n| {
+            graph
+                .edges_directed(*n, Direction::Outgoing)
+                .any(|e| *e.weight() == Relation::CanBeUsedToMine)
+        }) {
+            let in_bag: Vec<&InventoryIcon> = view
+                .visual
+                .attributes
+                .get(&tool)
+                .map(|a| {
+                    a.icons
+                        .iter()
+                        .filter(|i| view.layout.in_bag(i.x, i.y) && !self.on_hud(view, i.x, i.y))
+                        .collect()
+                })
+                .unwrap_or_default();
+            if in_bag.is_empty() {
+                self.bag_tools.remove(&tool);
+                continue;
+            }
+            let key = (0..9u8)
+                .find(|slot| {
+                    view.layout
+                        .slot_center(&format!("{screen}.hotbar.{slot}"))
+                        .is_ok_and(|c| in_bag.iter().any(|i| on_a_slot(i.x, i.y, &[c], view)))
+                })
+                .map(|slot| slot + 1);
+            self.bag_tools.insert(tool, key);
+        }
     }
 
     fn plan(&mut self, target: NodeIndex, view: &View) -> PlanStep {
@@ -719,7 +762,7 @@ impl Planner {
         }
         let name = view.kg.name(item);
         let left = d.stock.entry(item).or_insert_with(|| {
-            if self.station_in_use(name) {
+            if self.station_in_use(name) || self.bag_tools.contains_key(&item) {
                 return u32::MAX;
             }
             if !view.has(item) {
@@ -774,7 +817,9 @@ impl Planner {
             // after the first had been left.
             let gather_more = short.get(&need).is_some_and(|n| *n > 0);
             if !gather_more
-                && (self.enough(view, need, item) || self.station_in_use(view.kg.name(need)))
+                && (self.enough(view, need, item)
+                    || self.station_in_use(view.kg.name(need))
+                    || self.bag_tools.contains_key(&need))
             {
                 continue;
             }
@@ -1101,6 +1146,10 @@ impl Planner {
                 }
             }
         }
-        Err(format!("{item} is not in the hotbar"))
+        // A tool the last open screen showed in its hotbar row, missed on the HUD now.
+        match self.bag_tools.get(&node) {
+            Some(Some(key)) => Ok(*key),
+            _ => Err(format!("{item} is not in the hotbar")),
+        }
     }
 }
