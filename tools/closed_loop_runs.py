@@ -116,20 +116,11 @@ class McwebGame:
         kept = {str(s["slot"]): f"{s['name']} {s['count']}" for s in player.get("inventory", [])
                 if 9 <= s["slot"] <= 44 and s["name"] != "coal"}
         self.send({"cmd": "set_inventory", "slots": kept})
-        start, hw, last = player["pos"], PIT["half_width"], None
-        y = round(start["y"])
-        for k in range(PIT["tries"]):
-            dx, dz = [(1, 0), (0, 1), (-1, 0), (0, -1)][k % 4]
-            cx, cz = round(start["x"] + dx * PIT["distance"]), round(start["z"] + dz * PIT["distance"])
-            self.send({"cmd": "excavate", "min": [cx - hw, y - PIT["depth"], cz - hw], "max": [cx + hw, y + 16, cz + hw]})
-            try:
-                self.send({"cmd": "face_block", "blocks": ["coal_ore"], "seed": seed, "x": cx,
-                           "y": y - PIT["depth"] + 1, "z": cz, "radius": hw + 2, "min_dist": 2.5, "max_dist": 4.5})
-                time.sleep(3.0)  # the client draws the pit once the changed blocks have reached it
-                return
-            except RuntimeError as e:
-                last = e
-        raise RuntimeError(f"no coal ore in the walls of {PIT['tries']} pits ({last})")
+        try_pits(player["pos"],
+                 lambda lo, hi: self.send({"cmd": "excavate", "min": lo, "max": hi}),
+                 lambda floor, radius: self.send({"cmd": "face_block", "blocks": ["coal_ore"], "seed": seed,
+                                                  "x": floor[0], "y": floor[1], "z": floor[2], "radius": radius,
+                                                  "min_dist": 2.5, "max_dist": 4.5}))
 
     def stop(self) -> None:
         self.script("stop")
@@ -158,20 +149,18 @@ def keep_only(probe: "Probe", item: str, n: int) -> None:
     probe.send({"op": "set_list", "list": "main", "items": slots})
 
 
-def stand_near_ore(probe: "Probe", start: dict, seed: int) -> None:
-    # Digging for cobblestone often brings coal too: the coal task starts without any.
-    drop_item(probe, "default:coal_lump")
+def try_pits(start: dict, dig, face) -> None:
+    """Digs an open pit PIT['distance'] east, south, west, then north of `start` ({x, y, z}) until
+    `face(floor [x, y, z], radius)` stands the player near ore in its walls; `dig(lo, hi)` clears
+    a box ([x, y, z] corners). `face` raises RuntimeError when a pit shows none."""
     y, hw = round(start["y"]), PIT["half_width"]
     last = None
     for k in range(PIT["tries"]):
         dx, dz = [(1, 0), (0, 1), (-1, 0), (0, -1)][k % 4]
         cx, cz = round(start["x"] + dx * PIT["distance"]), round(start["z"] + dz * PIT["distance"])
-        probe.send({"op": "excavate", "min": {"x": cx - hw, "y": y - PIT["depth"], "z": cz - hw},
-                    "max": {"x": cx + hw, "y": y + 16, "z": cz + hw}})
-        floor = {"x": cx, "y": y - PIT["depth"] + 1, "z": cz}
+        dig([cx - hw, y - PIT["depth"], cz - hw], [cx + hw, y + 16, cz + hw])
         try:
-            probe.send({"op": "view_near", "names": ["default:stone_with_coal"], "seed": seed,
-                        "center": floor, "radius": hw + 2, "min_dist": 2.5, "max_dist": 4.5})
+            face([cx, y - PIT["depth"] + 1, cz], hw + 2)
             # The client draws the pit only once the server has sent it the changed map blocks:
             # the first frames right after the teleport were black.
             time.sleep(3.0)
@@ -179,6 +168,17 @@ def stand_near_ore(probe: "Probe", start: dict, seed: int) -> None:
         except RuntimeError as e:
             last = e
     raise RuntimeError(f"no ore in the walls of {PIT['tries']} pits ({last})")
+
+
+def stand_near_ore(probe: "Probe", start: dict, seed: int) -> None:
+    # Digging for cobblestone often brings coal too: the coal task starts without any.
+    drop_item(probe, "default:coal_lump")
+    xyz = lambda v: dict(zip("xyz", v))  # noqa: E731
+    try_pits(start,
+             lambda lo, hi: probe.send({"op": "excavate", "min": xyz(lo), "max": xyz(hi)}),
+             lambda floor, radius: probe.send({"op": "view_near", "names": ["default:stone_with_coal"],
+                                               "seed": seed, "center": xyz(floor), "radius": radius,
+                                               "min_dist": 2.5, "max_dist": 4.5}))
 
 
 STAGES = ["capture", "detect", "graph", "prompt", "policy", "act"]

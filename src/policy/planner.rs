@@ -601,12 +601,13 @@ impl Planner {
         if view.has(target) {
             return PlanStep::Done;
         }
+        let in_view = self.screen_in_view(view);
         if self
             .screen
             .as_ref()
             .and_then(|s| self.config.screens.get(s))
             .is_some_and(|r| r.station.is_some())
-            && self.screen_in_view(view).is_none()
+            && in_view.is_none()
         {
             // A station's screen opened by the planner that shows no item in any slot did not
             // open: the block was placed out of reach or the click missed it (a crafting table
@@ -615,7 +616,7 @@ impl Planner {
             self.screen = None;
         }
         if self.screen.is_none() {
-            self.screen = self.screen_in_view(view);
+            self.screen = in_view;
         }
         let mut visited = BTreeSet::new();
         let short = self.to_gather(target, view);
