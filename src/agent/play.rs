@@ -450,7 +450,13 @@ pub fn play(
                     b.set_window(rect);
                     b
                 }
-                None => backend.insert(EnigoBackend::new(None, rect)?),
+                None => {
+                    let mut b = EnigoBackend::new(None, rect)?;
+                    b.set_relock_after_escape(Duration::from_millis(
+                        parts.profile.camera.relock_after_escape_ms,
+                    ));
+                    backend.insert(b)
+                }
             };
             let result = match execute(b, &action.events, stop, &mut executed) {
                 Ok(()) => "done".to_string(),

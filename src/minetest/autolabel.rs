@@ -103,7 +103,8 @@ pub struct AutoLabelConfig {
     /// Window areas `[x1, y1, x2, y2]` painted flat grey in frames taken with the inventory open:
     /// what the game draws there cannot be labelled (the Minecraft client's list of every item
     /// beside its inventory: hundreds of icons, the classes' among them), and left as it is it
-    /// would teach the detector that those icons are nothing.
+    /// would teach the detector that those icons are nothing. The world behind them is not
+    /// labelled either.
     #[serde(default)]
     pub open_screen_masks: Vec<[f64; 4]>,
 }
@@ -672,6 +673,11 @@ pub fn record_boxes(
         regions: &config.merge_regions,
         hidden: record.inventory_open.then_some(config.inventory_panel),
         edge: config.hud_panel,
+        covered: if record.inventory_open {
+            &config.open_screen_masks
+        } else {
+            &[]
+        },
     };
     let mut boxes = scan_boxes(&camera, &scan, merge, config.min_box_px);
     // A node the rays reach can still be unlit (a cave): nothing to see, nothing to label.

@@ -255,12 +255,18 @@ pub struct Merge<'a> {
     /// splits by which side of it a node's centre lies, which for a strip along the bottom
     /// edge would cut every wide stone face into three bands).
     pub edge: Option<[f64; 4]>,
+    /// More screen areas that hide the world on this frame, cut off as `edge` is (the Minecraft
+    /// client's item list and search box beside and above its open inventory).
+    pub covered: &'a [[f64; 4]],
 }
 
 impl Merge<'_> {
     /// The panels that hide the world on this frame.
-    fn panels(&self) -> impl Iterator<Item = [f64; 4]> {
-        self.hidden.into_iter().chain(self.edge)
+    fn panels(&self) -> impl Iterator<Item = [f64; 4]> + '_ {
+        self.hidden
+            .into_iter()
+            .chain(self.edge)
+            .chain(self.covered.iter().copied())
     }
 
     /// What is left of a box beside every panel in turn (see [`outside_panel`]).
@@ -635,6 +641,56 @@ mod tests {
             ..Merge::default()
         };
         assert!(scan_boxes(&c, &low, merge, 3.0).is_empty());
+    }
+
+    #[test]
+    fn covered_areas_cut_a_trunk_as_the_panel_does_and_hide_it_wholly_behind_them() {
+        // A trunk column seen straight ahead; an open inventory's side list covers its right
+        // part, a search box its top.
+        let c = cam(0.0, 0.0);
+        let scan = scan_of(
+            (-2..=3)
+                .map(|y| node("tree", 0.5, f64::from(y), 6.0))
+                .collect(),
+        );
+        let columns = ["tree".to_string()];
+        let bare = Merge {
+            columns: &columns,
+            ..Merge::default()
+        };
+        let whole = scan_boxes(&c, &scan, bare, 3.0);
+        assert_eq!(whole.len(), 1, "{whole:?}");
+        let w = &whole[0];
+        let mid_x = (w.x1 + w.x2) / 2.0;
+        let list = [mid_x, 0.0, 1000.0, 480.0];
+        let search = [0.0, 0.0, 1000.0, w.y1 + 20.0];
+        let covered = [list, search];
+        let cut = scan_boxes(
+            &c,
+            &scan,
+            Merge {
+                columns: &columns,
+                covered: &covered,
+                ..Merge::default()
+            },
+            3.0,
+        );
+        assert_eq!(cut.len(), 1, "{cut:?}");
+        assert!(
+            cut[0].x2 <= mid_x + 1e-6 && cut[0].x1 == w.x1,
+            "{cut:?} of {w:?}"
+        );
+        assert!(
+            cut[0].y1 >= w.y1 + 20.0 - 1e-6 && cut[0].y2 == w.y2,
+            "{cut:?} of {w:?}"
+        );
+        let all = [[0.0, 0.0, 1000.0, 1000.0]];
+        let gone = Merge {
+            columns: &columns,
+            covered: &all,
+            ..Merge::default()
+        };
+        assert!(scan_boxes(&c, &scan, gone, 3.0).is_empty());
     }
 
     #[test]

@@ -83,6 +83,12 @@ pub struct Camera {
     /// game holds it (`InputEvent::GrabPointer` at the window centre).
     #[serde(default)]
     pub grab_pointer: bool,
+    /// A click that must make the game take the pointer waits until this long after the last
+    /// Escape (a browser refuses pointer lock asked for within about 1 s of leaving it:
+    /// Chromium's "Browser Delay Limitation"; the click then does nothing and the turns after
+    /// it are lost).
+    #[serde(default)]
+    pub relock_after_escape_ms: u64,
 }
 
 /// Window pixel centres of named GUI slots for the current window size and GUI scale.
@@ -546,6 +552,7 @@ mod tests {
                 move_interval_ms: 5,
                 pointer_settle_ms: 0,
                 grab_pointer: false,
+                relock_after_escape_ms: 0,
             },
         }
     }

@@ -91,6 +91,9 @@ pub struct EnigoBackend {
     /// Asks the X server whether a client holds the pointer (`GrabPointer`).
     x11: Option<RustConnection>,
     display: Option<String>,
+    /// `Camera::relock_after_escape_ms`, and when the last Escape was let go.
+    relock_after_escape: Duration,
+    last_escape: Option<Instant>,
 }
 
 /// How long a click that should make the game take the pointer is given to work.
@@ -113,7 +116,15 @@ impl EnigoBackend {
             window,
             x11: None,
             display: display.map(str::to_string),
+            relock_after_escape: Duration::ZERO,
+            last_escape: None,
         })
+    }
+
+    /// How long after an Escape a click that must make the game take the pointer waits
+    /// (`Camera::relock_after_escape_ms`).
+    pub fn set_relock_after_escape(&mut self, wait: Duration) {
+        self.relock_after_escape = wait;
     }
 
     /// Whether another client holds the pointer grab (a game in pointer lock does): our own
@@ -154,6 +165,12 @@ impl EnigoBackend {
     fn grab_pointer(&mut self, x: i32, y: i32) -> Result<(), String> {
         if self.pointer_held_by_game()? {
             return Ok(());
+        }
+        if let Some(left) = self
+            .last_escape
+            .and_then(|t| self.relock_after_escape.checked_sub(t.elapsed()))
+        {
+            std::thread::sleep(left);
         }
         let (ax, ay) = (self.window.x + x, self.window.y + y);
         self.enigo
@@ -239,7 +256,12 @@ impl InputBackend for EnigoBackend {
         };
         match *event {
             InputEvent::KeyDown { key } => self.enigo.key(enigo_key(key), Direction::Press),
-            InputEvent::KeyUp { key } => self.enigo.key(enigo_key(key), Direction::Release),
+            InputEvent::KeyUp { key } => {
+                if key == Key::Escape {
+                    self.last_escape = Some(Instant::now());
+                }
+                self.enigo.key(enigo_key(key), Direction::Release)
+            }
             InputEvent::ButtonDown { button } => {
                 self.enigo.button(enigo_button(button), Direction::Press)
             }

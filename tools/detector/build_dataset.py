@@ -198,12 +198,25 @@ def main(argv=None):
     ap.add_argument("--minetest-dir", type=Path, action="append", default=[],
                     help="with --sources ...,minetest: a folder of Minetest frames labelled in the Minecraft classes "
                          "(scripts/minetest-dataset.sh with LABEL_SET=minecraft); repeatable")
+    ap.add_argument("--client-dir", action="append", default=[], metavar="SPLIT=DIR",
+                    help="with --sources ...,client: a folder written by `vistawise annotate --auto minecraft-web -o DIR`"
+                         " listed in SPLIT (train or val); repeatable")
     ap.add_argument("--repeat", default="", metavar="SRC=N",
                     help="train-split only: list the frames of these static sources N times in data.yaml (e.g. real=2:"
                          " the real trunk tiles are a fifth of the frames but the only real trunks); folders train-rep*/")
     ap.add_argument("--no-prune", action="store_true", help="keep files of earlier runs that this run would not write")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
+    client_dirs: dict[str, list[str]] = {"train": [], "val": []}
+    for item in args.client_dir:
+        split, _, d = item.partition("=")
+        if split not in client_dirs or not d:
+            ap.error(f"--client-dir {item!r}: want train=DIR or val=DIR (the held-out test set stays out of the build)")
+        if not (Path(d) / "labels").is_dir():
+            ap.error(f"--client-dir {item!r}: {d} has no labels/ (not a folder written by vistawise annotate)")
+        client_dirs[split].append(str(Path(d).resolve()))
+    if "client" in args.sources.split(",") and not args.client_dir:
+        ap.error("--sources with client needs --client-dir SPLIT=DIR")
 
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
@@ -277,7 +290,7 @@ def main(argv=None):
 
     # ---- static sources (real frames): symlink the images, copy the labels
     for src in static:
-        static_options = {**options, "minetest_dirs": [str(d) for d in args.minetest_dir]}
+        static_options = {**options, "minetest_dirs": [str(d) for d in args.minetest_dir], "client_dirs": client_dirs}
         s = REGISTRY[src](Context(Assets(assets_dir), args.real_root, backgrounds, static_options))
         for sp in SPLITS:
             img_dir, lab_dir, _ = split_dirs(out, sp)

@@ -116,28 +116,58 @@ class MinetestSource(Source):
         return out
 
 
+@register
+class ClientSource(Source):
+    """Frames of the Minecraft client (tests/mcweb) labelled by the game itself (`vistawise annotate --auto
+    minecraft-web -o DIR`): each `--client-dir SPLIT=DIR` lists DIR's images/ and labels/ in that split (train or
+    val; the client's held-out test set is kept out of the build and read by `vistawise eval`)."""
+
+    name = "client"
+    synthetic = False
+
+    def items(self, split):
+        out = []
+        for root in self.ctx.options.get("client_dirs", {}).get(split, []):
+            root = Path(root).resolve()
+            check_classes(root / "data.yaml")
+            for label in sorted((root / "labels").glob("*.txt")):
+                image = next((root / "images" / (label.stem + e) for e in (".jpg", ".png")
+                              if (root / "images" / (label.stem + e)).is_file()), None)
+                if image is not None:
+                    name = f"client_{root.name}_{label.stem}{image.suffix}"
+                    out.append(StaticItem(name, str(image), str(label), {"screen": "client_render", "background": ""}))
+        return out
+
+
 def check_minetest_classes(root: Path) -> None:
     """The frames must be labelled in this dataset's classes (`--label-set minecraft`), ids in the same order."""
+    for yaml_path in sorted(root.glob("*/data.yaml")):
+        check_classes(yaml_path)
+
+
+def check_classes(yaml_path: Path) -> None:
+    """YAML_PATH (an annotate data.yaml) names this dataset's classes, ids in the same order."""
     from .classes import NAMES
 
-    for yaml_path in sorted(root.glob("*/data.yaml")):
-        names = {}
-        in_names = False
-        for line in yaml_path.read_text().splitlines():
-            if line.startswith("names:"):
-                in_names = True
-                continue
-            if in_names and line.startswith("  ") and ":" in line:
-                k, v = line.strip().split(":", 1)
-                names[int(k)] = v.strip()
-            elif in_names and line.strip():
-                break
-        got = [names[i] for i in sorted(names)]
-        if got != NAMES:
-            raise SystemExit(
-                f"{yaml_path}: its classes are not the Minecraft detector's (label with --label-set minecraft); "
-                f"got {got[:5]}..."
-            )
+    if not yaml_path.is_file():
+        raise SystemExit(f"{yaml_path}: missing (a folder written by vistawise annotate has one)")
+    names = {}
+    in_names = False
+    for line in yaml_path.read_text().splitlines():
+        if line.startswith("names:"):
+            in_names = True
+            continue
+        if in_names and line.startswith("  ") and ":" in line:
+            k, v = line.strip().split(":", 1)
+            names[int(k)] = v.strip()
+        elif in_names and line.strip():
+            break
+    got = [names[i] for i in sorted(names)]
+    if got != NAMES:
+        raise SystemExit(
+            f"{yaml_path}: its classes are not the Minecraft detector's (label with --label-set minecraft); "
+            f"got {got[:5]}..."
+        )
 
 
 def _pick_background(ctx: Context, rng, split: str, kinds) -> Frame:

@@ -72,6 +72,33 @@ def pack(files: list[tuple[Path, int]], kit_bytes: int, budget: int) -> list[lis
     return parts
 
 
+def shrink_client_frames(src: Path, dst: Path, side: int) -> int:
+    """SRC's labelled frames (images/, labels/, data.yaml) into DST, each image a JPEG of SIDE px on its long
+    side: training reads them at that size anyway, and full 1280x720 frames would take a call each 200.
+    YOLO labels are relative to the image, so they are copied as they are. Returns the number of frames."""
+    import cv2
+
+    (dst / "images").mkdir(parents=True, exist_ok=True)
+    (dst / "labels").mkdir(parents=True, exist_ok=True)
+    shutil.copy2(src / "data.yaml", dst / "data.yaml")
+    n = 0
+    for label in sorted((src / "labels").glob("*.txt")):
+        image = next((p for p in (src / "images" / (label.stem + e) for e in (".jpg", ".png")) if p.is_file()), None)
+        if image is None:
+            continue
+        im = cv2.imread(str(image), cv2.IMREAD_COLOR)
+        if im is None:
+            raise SystemExit(f"{image}: not an image")
+        scale = side / max(im.shape[:2])
+        if scale < 1:
+            im = cv2.resize(im, (round(im.shape[1] * scale), round(im.shape[0] * scale)), interpolation=cv2.INTER_AREA)
+        if not cv2.imwrite(str(dst / "images" / (label.stem + ".jpg")), im, [cv2.IMWRITE_JPEG_QUALITY, 92]):
+            raise SystemExit(f"{dst}: cannot write")
+        shutil.copy2(label, dst / "labels" / label.name)
+        n += 1
+    return n
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--init", type=Path, required=True, help="init weights (.pt) for the finetune")
@@ -81,6 +108,10 @@ def main(argv=None) -> int:
     ap.add_argument("--textures", type=Path, default=HERE / "textures.txt")
     ap.add_argument("--limit-mb", type=float, default=64 * 1.048576, help="a call's working-tree limit (MB)")
     ap.add_argument("--margin-mb", type=float, default=2.0, help="left free in each call for uncommitted files")
+    ap.add_argument("--client-dir", action="append", default=[], metavar="SPLIT=DIR",
+                    help="labelled client frames (vistawise annotate --auto minecraft-web -o DIR) for SPLIT (train or "
+                         "val); they travel as JPEGs of --client-side px on the long side; repeatable")
+    ap.add_argument("--client-side", type=int, default=640, help="long side of the carried client frames (the imgsz)")
     args = ap.parse_args(argv)
 
     import build_dataset  # numpy, PIL: only here, so the tests run on the standard library
@@ -119,6 +150,20 @@ def main(argv=None) -> int:
             got = sorted(p for p in d.iterdir() if p.is_file())
             expect[f"{split}/{sub}"] = len(got)
             files += [(p.relative_to(real_root), p.stat().st_size) for p in got]
+    client = args.out / "client"  # frames shrunk here, then packed as the real ones (under real/client/)
+    for item in args.client_dir:
+        split, _, d = item.partition("=")
+        src = Path(d)
+        if split not in ("train", "val") or not (src / "labels").is_dir() or not (src / "data.yaml").is_file():
+            raise SystemExit(f"--client-dir {item!r}: want train=DIR or val=DIR, DIR written by vistawise annotate")
+        rel_root = Path("client") / split / src.name
+        n = shrink_client_frames(src, client / rel_root, args.client_side)
+        for sub in ("images", "labels"):
+            got = sorted(p for p in (client / rel_root / sub).iterdir() if p.is_file())
+            expect[str(rel_root / sub)] = len(got)
+            files += [(Path(p.relative_to(client)), p.stat().st_size) for p in got]
+        files.append((rel_root / "data.yaml", (client / rel_root / "data.yaml").stat().st_size))
+        print(f"{src}: {n} client frames for {split}")
     (kit / "expect.json").write_text(json.dumps(expect, indent=1) + "\n")
     kit_bytes = sum(p.stat().st_size for p in kit.rglob("*") if p.is_file())
 
@@ -129,7 +174,9 @@ def main(argv=None) -> int:
         for rel in rels:
             dst = part / "real" / rel
             dst.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(real_root / rel, dst)
+            shutil.copy2((client if rel.parts[0] == "client" else real_root) / rel, dst)
+    if client.exists():
+        shutil.rmtree(client)
     shutil.move(str(kit), str(args.out / f"p{n_parts}" / "kit"))
 
     lines = []

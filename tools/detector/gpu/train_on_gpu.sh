@@ -59,7 +59,15 @@ else
   fixed=(--device 0 --batch 64 --workers "$workers")
   nvidia-smi -L
 fi
-$PY tools/detector/build_dataset.py --out /tmp/gpu-data --seed 0 --sources real,icons,world --repeat real=2 \
+# Client frames (stage.py --client-dir) arrived under real/client/SPLIT/NAME: a source of their own, listed
+# CLIENT_REPEAT times (default 2) in train as the real frames are.
+client=()
+for d in "$STAGE"/real/client/{train,val}/*/; do
+  [ -d "$d" ] && client+=(--client-dir "$(basename "$(dirname "$d")")=${d%/}")
+done
+sources=(--sources real,icons,world --repeat real=2)
+[ ${#client[@]} -gt 0 ] && sources=(--sources real,icons,world,client --repeat "real=2,client=${CLIENT_REPEAT:-2}" "${client[@]}")
+$PY tools/detector/build_dataset.py --out /tmp/gpu-data --seed 0 "${sources[@]}" \
   --synthetic-test 0 --real-root "$STAGE/real" --workdir /tmp/gpu-work --quiet "${sizes[@]}" || die "data build failed" 6
 el "$(grep -h 'build done' /tmp/gpu-data/build.log)"
 
