@@ -816,3 +816,113 @@ fn a_tool_the_open_inventory_showed_is_still_owned_when_the_hud_misses_it() {
         "dig_vertical_mine_tunnels"
     );
 }
+
+#[test]
+fn a_table_pushed_off_the_hotbar_is_moved_back_to_it_before_it_is_placed() {
+    // The client's chain: logs, saplings, sticks, dirt filled the hotbar and the crafting table
+    // went to the bag's other rows; placing it by its hotbar key could not be resolved, and the
+    // loop was stuck. Now: open the inventory, shift-click it onto the hotbar, close, place.
+    let mut w = world_of("minecraft-web", (1280, 720));
+    let (hx0, hy) = slot(&w, "hud.hotbar.0");
+    let (hx1, _) = slot(&w, "hud.hotbar.1");
+    let (hx2, _) = slot(&w, "hud.hotbar.2");
+    let (ix0, iy) = slot(&w, "inventory.hotbar.0");
+    let (ix1, _) = slot(&w, "inventory.hotbar.1");
+    let (tx, ty) = slot(&w, "inventory.main.5");
+    let hud = |table: bool| {
+        let mut v = vec![icon("plank_icon", hx0, hy), icon("stick_icon", hx1, hy)];
+        if table {
+            v.push(icon("crafting_table_icon", hx2, hy));
+        }
+        v
+    };
+    let bag = vec![
+        icon("plank_icon", ix0, iy),
+        icon("stick_icon", ix1, iy),
+        icon("crafting_table_icon", tx, ty),
+    ];
+    // The open inventory shows the table in the bag: craft at it, which closes the inventory
+    // and levels the view first.
+    assert_eq!(
+        act(w.step("Wooden Pickaxe", vec![], bag.clone())).skill,
+        "close_screen"
+    );
+    assert_eq!(
+        act(w.step("Wooden Pickaxe", vec![], hud(false))).skill,
+        "look_level"
+    );
+    assert_eq!(
+        act(w.step("Wooden Pickaxe", vec![], hud(false))).skill,
+        "look_down"
+    );
+    // Placing it needs its hotbar key: it has none.
+    match w.step("Wooden Pickaxe", vec![], hud(false)) {
+        PlanStep::Act(c, why) => {
+            assert_eq!(c, call("open_inventory", &[]));
+            assert!(why.contains("not on the hotbar"), "{why}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        act(w.step("Wooden Pickaxe", vec![], bag.clone())),
+        call(
+            "move_item_to_hotbar",
+            &[f64::from(tx.round()), f64::from(ty.round())]
+        )
+    );
+    assert_eq!(
+        act(w.step("Wooden Pickaxe", vec![], bag.clone())).skill,
+        "close_screen"
+    );
+    assert_eq!(
+        act(w.step("Wooden Pickaxe", vec![], hud(true))),
+        call("put_functional_block", &[3.0, 0.3])
+    );
+}
+
+#[test]
+fn a_move_to_the_hotbar_that_did_not_take_is_tried_once() {
+    // A hotbar with no free slot takes nothing from a shift-click: after one try the call is
+    // stuck (with why), not an endless open-move-close loop.
+    let mut w = world_of("minecraft-web", (1280, 720));
+    let (hx0, hy) = slot(&w, "hud.hotbar.0");
+    let (hx1, _) = slot(&w, "hud.hotbar.1");
+    let (ix0, iy) = slot(&w, "inventory.hotbar.0");
+    let (ix1, _) = slot(&w, "inventory.hotbar.1");
+    let (tx, ty) = slot(&w, "inventory.main.5");
+    let hud = vec![icon("plank_icon", hx0, hy), icon("stick_icon", hx1, hy)];
+    let bag = vec![
+        icon("plank_icon", ix0, iy),
+        icon("stick_icon", ix1, iy),
+        icon("crafting_table_icon", tx, ty),
+    ];
+    let mut calls = Vec::new();
+    let mut stuck = None;
+    let mut frames = [
+        bag.clone(),
+        hud.clone(),
+        hud.clone(),
+        hud.clone(),
+        bag.clone(),
+        bag.clone(),
+    ]
+    .into_iter()
+    .chain(std::iter::repeat(hud.clone()));
+    for _ in 0..8 {
+        match w.step("Wooden Pickaxe", vec![], frames.next().expect("frame")) {
+            PlanStep::Act(c, _) => calls.push(c.skill),
+            PlanStep::Stuck(why) => {
+                stuck = Some(why);
+                break;
+            }
+            PlanStep::Done => panic!("not done"),
+        }
+    }
+    assert_eq!(
+        calls.iter().filter(|s| *s == "move_item_to_hotbar").count(),
+        1,
+        "{calls:?}"
+    );
+    let why = stuck.unwrap_or_else(|| panic!("never stuck: {calls:?}"));
+    assert!(why.contains("Crafting Table is not in the hotbar"), "{why}");
+}

@@ -124,6 +124,13 @@ pub struct PlannerConfig {
     /// already held).
     #[serde(default)]
     pub bag_screen: Option<String>,
+    /// The skill that moves an item from the open bag screen to the hotbar, called with the
+    /// item's icon position (`move_item_to_hotbar`). A call that needs an item on a hotbar key
+    /// (`hotbar:Crafting Table`) while the item sits in the bag's other rows (a full hotbar of
+    /// logs, saplings, dirt pushed it there) opens `bag_screen`, moves it, and closes it
+    /// first, once per item; left out, such a call is stuck.
+    #[serde(default)]
+    pub to_hotbar_skill: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -294,6 +301,22 @@ impl PlannerConfig {
                 }
             }
         }
+        if let Some(skill) = &self.to_hotbar_skill {
+            if self.bag_screen.is_none() {
+                return Err(format!(
+                    "to_hotbar_skill = \"{skill}\" needs bag_screen (the screen it works in)"
+                ));
+            }
+            let s = library
+                .get(skill)
+                .ok_or_else(|| format!("to_hotbar_skill: unknown skill {skill}"))?;
+            if s.params.len() != 2 {
+                return Err(format!(
+                    "to_hotbar_skill: {} must take the item's x and y (2 arguments)",
+                    s.signature()
+                ));
+            }
+        }
         if let Some(b) = &self.bag_screen
             && !self.screens.contains_key(b)
         {
@@ -368,6 +391,9 @@ pub struct Planner {
     /// the selected-slot frame over it): the client's cobblestone task opened the inventory,
     /// saw the pickaxe, closed it, missed it on the HUD and went to craft another, for 20 steps.
     bag_tools: BTreeMap<NodeIndex, Option<u8>>,
+    /// The item last fetched from the bag to the hotbar (`to_hotbar_skill`): tried once, so a
+    /// move that did not take (a hotbar with no free slot) ends stuck instead of looping.
+    fetched_to_hotbar: Option<NodeIndex>,
 }
 
 /// A target's demand being worked out: what is left in the bag, the stations and tools already
@@ -472,6 +498,7 @@ impl Planner {
             refuted_on_hud: BTreeSet::new(),
             seen_in_screen: BTreeSet::new(),
             bag_tools: BTreeMap::new(),
+            fetched_to_hotbar: None,
         }
     }
 
@@ -669,14 +696,73 @@ impl Planner {
     fn next_pending(&mut self, view: &View) -> PlanStep {
         match self.pending.pop_front() {
             Some((template, why)) => match self.resolve(&template, view) {
-                Ok(call) => PlanStep::Act(call, why),
+                Ok(call) => {
+                    if self.fetched_to_hotbar.is_some_and(|n| {
+                        template.iter().any(|t| {
+                            matches!(t, ArgToken::Token(t) if t.strip_prefix("hotbar:") == Some(view.kg.name(n)))
+                        })
+                    }) {
+                        // It reached the hotbar: it may be fetched again when pushed off later.
+                        self.fetched_to_hotbar = None;
+                    }
+                    PlanStep::Act(call, why)
+                }
                 Err(e) => {
+                    if self.fetch_to_hotbar_first(&template, &why, view) {
+                        return self.next_pending(view);
+                    }
                     self.pending.clear();
                     PlanStep::Stuck(e)
                 }
             },
             None => PlanStep::Stuck("nothing to do".into()),
         }
+    }
+
+    /// `template` needs an item on a hotbar key that is not on the hotbar: queues, before it
+    /// (put back at the front), opening the bag screen, moving the item to the hotbar with
+    /// `to_hotbar_skill`, and closing the screen (or only the move, with the bag in view).
+    /// Once per item; false when there is nothing to try.
+    fn fetch_to_hotbar_first(&mut self, template: &CallTemplate, why: &str, view: &View) -> bool {
+        let (Some(skill), Some(bag)) = (
+            self.config.to_hotbar_skill.clone(),
+            self.config.bag_screen.clone(),
+        ) else {
+            return false;
+        };
+        let Some(item) = template.iter().find_map(|t| match t {
+            ArgToken::Token(t) => t
+                .strip_prefix("hotbar:")
+                .filter(|item| self.hotbar_key(item, view).is_err()),
+            ArgToken::Number(_) => None,
+        }) else {
+            return false;
+        };
+        let Some(node) = view.kg.node(item) else {
+            return false;
+        };
+        if self.fetched_to_hotbar == Some(node) {
+            return false;
+        }
+        self.fetched_to_hotbar = Some(node);
+        let Some(rule) = self.config.screens.get(&bag).cloned() else {
+            return false;
+        };
+        let why = format!("{item} is in the bag, not on the hotbar: move it there first ({why})");
+        let fetch: CallTemplate = vec![ArgToken::Token(skill), ArgToken::Token(item.to_string())];
+        let mut front: Vec<CallTemplate> = Vec::new();
+        if self.screen.as_deref() == Some(bag.as_str()) {
+            front.push(fetch);
+        } else {
+            front.extend(rule.open.iter().cloned());
+            front.push(fetch);
+            front.extend(rule.close.iter().cloned());
+        }
+        self.pending.push_front((template.clone(), why.clone()));
+        for t in front.into_iter().rev() {
+            self.pending.push_front((t, why.clone()));
+        }
+        true
     }
 
     /// Items a node needs before it can be made, from the graph and the rule's arguments.
