@@ -9,7 +9,7 @@
 # --patience 0, --device 0, --batch 64, --workers, cache=ram, deterministic=False); give at least a learning rate and a
 # wall-clock budget, e.g. --set optimizer=AdamW --set lr0=0.001 --set close_mosaic=5 --set time=0.1 (hours).
 # TRAIN_SECONDS (default time*3600 + 75) kills train.py if it overruns, so $OUT is still filled before the call's
-# limit: best.pt, last.pt, logs.tgz (data build log and stats, run logs, results.csv, progress.json). The run stays
+# limit: best.pt, last.pt (without the optimizer state), logs.tgz (data build log and stats, run logs, results.csv, progress.json). The run stays
 # in /tmp/gpu-runs/NAME (NAME: RUN_NAME, default gpu) for a follow-up call while the machine is warm.
 # DRY=1: a rehearsal on a CPU box (a dozen synthetic frames, a few iterations); PY= picks the python there.
 set -uo pipefail
@@ -78,7 +78,16 @@ timeout -s TERM "$TRAIN_SECONDS" $PY tools/detector/train.py --data /tmp/gpu-dat
   --init-weights "$kit/init.pt" --imgsz 640 --patience 0 --set cache=ram --set deterministic=False \
   "${fixed[@]}" "$@"
 el "train.py exited with $?"
-cp "$RUN/weights/best.pt" "$RUN/weights/last.pt" "$OUT/" || die "the run left no weights" 7
+# A run cut off by TRAIN_SECONDS leaves checkpoints with the optimizer state (26 MB each for YOLO11n):
+# more than a call brings back. Without it they are 5.5 MB, and they finetune or export as they are.
+$PY - "$RUN/weights" "$OUT" <<'PYEOF' || die "the run left no weights" 7
+import sys
+from pathlib import Path
+from ultralytics.utils.torch_utils import strip_optimizer
+src, out = Path(sys.argv[1]), Path(sys.argv[2])
+for name in ("best.pt", "last.pt"):
+    strip_optimizer(str(src / name), str(out / name))
+PYEOF
 (cd / && tar czf "$OUT/logs.tgz" tmp/gpu-data/build.log tmp/gpu-data/stats.json tmp/gpu-data/data.yaml \
   $(ls -d "${RUN#/}"/*.{json,log,csv,yaml,txt} 2>/dev/null))
 ls -la "$OUT"

@@ -37,6 +37,13 @@ class Pack(unittest.TestCase):
             stage.pack(files(10), kit_bytes=101, budget=100)
 
 
+class OnDisk(unittest.TestCase):
+    def test_files_count_by_whole_disk_blocks(self):
+        self.assertEqual([stage.on_disk(n) for n in (0, 1, 4096, 4097)], [0, 4096, 4096, 8192])
+        # 2,000 label files of 40 bytes weigh 8 MB against a call's limit, not 80 KB.
+        self.assertEqual(sum(stage.on_disk(40) for _ in range(2000)), 2000 * 4096)
+
+
 class TextureNames(unittest.TestCase):
     def test_list_of_another_generator_version_is_refused(self):
         with tempfile.TemporaryDirectory() as d:
