@@ -926,3 +926,78 @@ fn a_move_to_the_hotbar_that_did_not_take_is_tried_once() {
     let why = stuck.unwrap_or_else(|| panic!("never stuck: {calls:?}"));
     assert!(why.contains("Crafting Table is not in the hotbar"), "{why}");
 }
+
+#[test]
+fn a_table_the_hud_misses_but_the_open_bag_shows_on_its_hotbar_row_is_placed_by_that_key() {
+    // The client's stone pickaxe chain: the HUD missed the crafting table in hotbar slot 1 (the
+    // selected-slot frame over it), the planner opened the inventory to move it to the hotbar,
+    // and the shift-click moved it off the hotbar instead. Now the open bag's hotbar row gives
+    // its key.
+    let mut w = world_of("minecraft-web", (1280, 720));
+    let (hx2, hy) = slot(&w, "hud.hotbar.2");
+    let (hx3, _) = slot(&w, "hud.hotbar.3");
+    let (ix0, iy) = slot(&w, "inventory.hotbar.0");
+    let (ix2, _) = slot(&w, "inventory.hotbar.2");
+    let (ix3, _) = slot(&w, "inventory.hotbar.3");
+    let hud = vec![icon("plank_icon", hx2, hy), icon("stick_icon", hx3, hy)];
+    let bag = vec![
+        icon("crafting_table_icon", ix0, iy),
+        icon("plank_icon", ix2, iy),
+        icon("stick_icon", ix3, iy),
+    ];
+    let calls: Vec<SkillCall> = [bag, hud.clone(), hud.clone(), hud]
+        .into_iter()
+        .map(|f| act(w.step("Wooden Pickaxe", vec![], f)))
+        .collect();
+    assert_eq!(
+        calls[3],
+        call("put_functional_block", &[1.0, 0.3]),
+        "{calls:?}"
+    );
+}
+
+#[test]
+fn a_move_to_the_hotbar_is_skipped_when_the_opened_bag_shows_the_item_on_its_hotbar_row() {
+    // The bag showed the table off the hotbar; by the time the inventory is opened to move it,
+    // it is on the hotbar row (the HUD missed it there): a shift-click would move it off again.
+    let mut w = world_of("minecraft-web", (1280, 720));
+    let (hx2, hy) = slot(&w, "hud.hotbar.2");
+    let (hx3, _) = slot(&w, "hud.hotbar.3");
+    let (ix0, iy) = slot(&w, "inventory.hotbar.0");
+    let (ix2, _) = slot(&w, "inventory.hotbar.2");
+    let (ix3, _) = slot(&w, "inventory.hotbar.3");
+    let (mx, my) = slot(&w, "inventory.main.5");
+    let hud = vec![icon("plank_icon", hx2, hy), icon("stick_icon", hx3, hy)];
+    let bag_with_table_at = |x: f32, y: f32| {
+        vec![
+            icon("crafting_table_icon", x, y),
+            icon("plank_icon", ix2, iy),
+            icon("stick_icon", ix3, iy),
+        ]
+    };
+    let frames = [
+        bag_with_table_at(mx, my),
+        hud.clone(),
+        hud.clone(),
+        hud.clone(),
+        bag_with_table_at(ix0, iy),
+        hud,
+    ];
+    let calls: Vec<SkillCall> = frames
+        .into_iter()
+        .map(|f| act(w.step("Wooden Pickaxe", vec![], f)))
+        .collect();
+    let skills: Vec<&str> = calls.iter().map(|c| c.skill.as_str()).collect();
+    assert_eq!(
+        skills,
+        [
+            "close_screen",
+            "look_level",
+            "look_down",
+            "open_inventory",
+            "close_screen",
+            "put_functional_block"
+        ]
+    );
+    assert_eq!(calls[5], call("put_functional_block", &[1.0, 0.3]));
+}

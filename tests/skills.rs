@@ -410,3 +410,72 @@ fn holding_the_pointer_in_a_screen_corner_stops_the_skill() {
     let w_code = xmodmap_keycode(&x.display, "w");
     assert!(!query_keymap(&x.display, w_code), "W still held");
 }
+
+/// A game that takes the pointer (the browser client's pointer lock): the first call of a run
+/// that turns the view clicks the window centre even when some client already holds the X
+/// pointer grab, because a browser can hold the grab with its page unlocked (a refused lock
+/// left the client digging at one spot for 20 steps, every turn lost).
+#[test]
+fn a_pointer_grab_held_before_any_click_of_ours_is_not_trusted() {
+    use x11rb::connection::Connection;
+    use x11rb::protocol::xproto::{ConnectionExt as _, EventMask, GrabMode, GrabStatus};
+    let x = XServer::start(1280, 800);
+    let window = TestWindow::open_recording(&x.display, TITLE, 854, 480);
+    window.activate(&x.display);
+    // The "browser" holds the pointer: an active grab reporting to its window.
+    let grab = window
+        .conn
+        .grab_pointer(
+            false,
+            window.id,
+            EventMask::BUTTON_PRESS | EventMask::BUTTON_RELEASE | EventMask::POINTER_MOTION,
+            GrabMode::ASYNC,
+            GrabMode::ASYNC,
+            x11rb::NONE,
+            x11rb::NONE,
+            x11rb::CURRENT_TIME,
+        )
+        .expect("grab")
+        .reply()
+        .expect("grab reply");
+    assert_eq!(grab.status, GrabStatus::SUCCESS);
+    window.conn.flush().expect("flush");
+    window.input();
+    let (code, out, err) = output(&mut vistawise(
+        Some(&x.display),
+        &[
+            "--game",
+            "minecraft-web",
+            "skills",
+            "run",
+            "turn",
+            "100",
+            "0",
+        ],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.lines().any(|l| l == "grab_pointer 427,240"), "{out}");
+    std::thread::sleep(Duration::from_millis(300));
+    let got = window.input();
+    let click = got
+        .iter()
+        .position(|e| matches!(e, Received::ButtonPress { button: 1, .. }));
+    let first_turn = got
+        .iter()
+        .position(|e| matches!(e, Received::Motion { x, .. } if *x > 427));
+    match (click, first_turn) {
+        (Some(c), Some(t)) => assert!(c < t, "the click comes before the turn: {got:?}"),
+        _ => panic!("a click at the centre, then the turn: {got:?}"),
+    }
+    assert!(
+        got.iter().any(|e| matches!(
+            e,
+            Received::ButtonPress {
+                button: 1,
+                x: 427,
+                y: 240
+            }
+        )),
+        "{got:?}"
+    );
+}

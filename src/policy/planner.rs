@@ -479,6 +479,17 @@ fn biggest<'a>(icons: impl Iterator<Item = &'a InventoryIcon>) -> Option<(f32, f
         .map(|i| (i.x, i.y))
 }
 
+/// The hotbar key (1-9) of the slot of `screen`'s hotbar row that one of `icons` sits on.
+fn screen_hotbar_key(icons: &[&InventoryIcon], screen: &str, view: &View) -> Option<u8> {
+    (0..9u8)
+        .find(|slot| {
+            view.layout
+                .slot_center(&format!("{screen}.hotbar.{slot}"))
+                .is_ok_and(|c| icons.iter().any(|i| on_a_slot(i.x, i.y, &[c], view)))
+        })
+        .map(|slot| slot + 1)
+}
+
 fn on_a_slot(x: f32, y: f32, slots: &[(f32, f32)], view: &View) -> bool {
     slots.iter().any(|c| view.layout.on_slot(x, y, *c))
 }
@@ -575,13 +586,21 @@ impl Planner {
         visual
     }
 
-    /// Notes which tools the bag of `screen` (in view) holds, and their hotbar keys.
+    /// Notes which tools and stations (the items calls take by hotbar key) the bag of `screen`
+    /// (in view) holds, and their hotbar keys.
     fn note_bag_tools(&mut self, view: &View, screen: &str) {
         let graph = &view.kg.graph;
+        let stations: BTreeSet<NodeIndex> = self
+            .config
+            .screens
+            .values()
+            .filter_map(|r| r.station.as_deref().and_then(|s| view.kg.node(s)))
+            .collect();
         for tool in graph.node_indices().filter(|n| {
-            graph
-                .edges_directed(*n, Direction::Outgoing)
-                .any(|e| *e.weight() == Relation::CanBeUsedToMine)
+            stations.contains(n)
+                || graph
+                    .edges_directed(*n, Direction::Outgoing)
+                    .any(|e| *e.weight() == Relation::CanBeUsedToMine)
         }) {
             let in_bag: Vec<&InventoryIcon> = view
                 .visual
@@ -598,13 +617,7 @@ impl Planner {
                 self.bag_tools.remove(&tool);
                 continue;
             }
-            let key = (0..9u8)
-                .find(|slot| {
-                    view.layout
-                        .slot_center(&format!("{screen}.hotbar.{slot}"))
-                        .is_ok_and(|c| in_bag.iter().any(|i| on_a_slot(i.x, i.y, &[c], view)))
-                })
-                .map(|slot| slot + 1);
+            let key = screen_hotbar_key(&in_bag, screen, view);
             self.bag_tools.insert(tool, key);
         }
     }
@@ -694,6 +707,14 @@ impl Planner {
     }
 
     fn next_pending(&mut self, view: &View) -> PlanStep {
+        // The move would take it off the hotbar (a shift-click goes both ways): keep its key.
+        if let Some(key) = self.fetch_not_needed(view)
+            && let Some((fetch, _)) = self.pending.pop_front()
+            && let Some(ArgToken::Token(item)) = fetch.get(1)
+            && let Some(node) = view.kg.node(item)
+        {
+            self.bag_tools.insert(node, Some(key));
+        }
         match self.pending.pop_front() {
             Some((template, why)) => match self.resolve(&template, view) {
                 Ok(call) => {
@@ -717,6 +738,36 @@ impl Planner {
             },
             None => PlanStep::Stuck("nothing to do".into()),
         }
+    }
+
+    /// The hotbar key of the item the next pending call would move to the hotbar
+    /// (`to_hotbar_skill`) when the open bag shows it on its hotbar row already: the HUD had
+    /// missed it (the selected-slot frame drawn over it), and a shift-click there moves it off.
+    fn fetch_not_needed(&self, view: &View) -> Option<u8> {
+        let skill = self.config.to_hotbar_skill.as_deref()?;
+        let bag = self.config.bag_screen.as_deref()?;
+        let (template, _) = self.pending.front()?;
+        let (Some(ArgToken::Token(s)), Some(ArgToken::Token(item))) =
+            (template.first(), template.get(1))
+        else {
+            return None;
+        };
+        if s != skill {
+            return None;
+        }
+        let node = view.kg.node(item)?;
+        let icons: Vec<&InventoryIcon> = view
+            .visual
+            .attributes
+            .get(&node)
+            .map(|a| {
+                a.icons
+                    .iter()
+                    .filter(|i| !self.on_hud(view, i.x, i.y))
+                    .collect()
+            })
+            .unwrap_or_default();
+        screen_hotbar_key(&icons, bag, view)
     }
 
     /// `template` needs an item on a hotbar key that is not on the hotbar: queues, before it

@@ -94,6 +94,8 @@ pub struct EnigoBackend {
     /// `Camera::relock_after_escape_ms`, and when the last Escape was let go.
     relock_after_escape: Duration,
     last_escape: Option<Instant>,
+    /// When a click of ours last made the game take the pointer.
+    last_grab: Option<Instant>,
 }
 
 /// How long a click that should make the game take the pointer is given to work.
@@ -118,6 +120,7 @@ impl EnigoBackend {
             display: display.map(str::to_string),
             relock_after_escape: Duration::ZERO,
             last_escape: None,
+            last_grab: None,
         })
     }
 
@@ -162,8 +165,15 @@ impl EnigoBackend {
     }
 
     /// Clicks (x, y) unless the game already holds the pointer, then waits for it to take it.
+    /// The X grab is trusted only after a grab of ours with no Escape since: a browser whose
+    /// page asked for the lock on its own as a screen closed and was refused (Chromium's
+    /// "Browser Delay Limitation") kept the X grab with the page unlocked, and every turn after
+    /// it was lost (the client's cobblestone task dug 20 times at the same spot).
     fn grab_pointer(&mut self, x: i32, y: i32) -> Result<(), String> {
-        if self.pointer_held_by_game()? {
+        let escape_since_grab = self
+            .last_escape
+            .is_some_and(|e| self.last_grab.is_none_or(|g| g < e));
+        if self.last_grab.is_some() && !escape_since_grab && self.pointer_held_by_game()? {
             return Ok(());
         }
         if let Some(left) = self
@@ -190,6 +200,7 @@ impl EnigoBackend {
                 // The X grab comes before the page hears of its lock: motion sent at once is
                 // lost (measured: a turn right after the click did not turn the view).
                 std::thread::sleep(GRAB_SETTLE);
+                self.last_grab = Some(Instant::now());
                 return Ok(());
             }
             std::thread::sleep(Duration::from_millis(50));
