@@ -100,8 +100,10 @@ pub struct EnigoBackend {
 
 /// How long a click that should make the game take the pointer is given to work.
 const GRAB_WAIT: Duration = Duration::from_millis(1_500);
-/// How long the game is given, once it holds the pointer, before the next event.
-const GRAB_SETTLE: Duration = Duration::from_millis(400);
+/// How long the game is given, once it holds the pointer, before the next event: the X grab
+/// comes first and the page hears of its lock a few frames later (at 7-9 frames a second a
+/// turn sent 0.4 s after the grab was lost; 1.2 s turned the view).
+const GRAB_SETTLE: Duration = Duration::from_millis(1_200);
 
 impl EnigoBackend {
     /// `display`: an X display such as ":99"; `None` uses `$DISPLAY`.
