@@ -816,6 +816,32 @@ fn a_tool_the_open_inventory_showed_is_still_owned_when_the_hud_misses_it() {
         "dig_vertical_mine_tunnels"
     );
 }
+/// The client's HUD in the hotbar tests: planks and sticks in hotbar slots `first` and
+/// `first + 1`, and the crafting table in HUD slot `table` when given.
+fn hud_planks_sticks(w: &World, first: u8, table: Option<u8>) -> Vec<InventoryIcon> {
+    let at = |slot_no: u8| slot(w, &format!("hud.hotbar.{slot_no}"));
+    let (px, py) = at(first);
+    let (sx, sy) = at(first + 1);
+    let mut icons = vec![icon("plank_icon", px, py), icon("stick_icon", sx, sy)];
+    if let Some(t) = table {
+        let (tx, ty) = at(t);
+        icons.push(icon("crafting_table_icon", tx, ty));
+    }
+    icons
+}
+
+/// The client's open inventory in the hotbar tests: the same planks and sticks on its hotbar
+/// row, and the crafting table at the slot location `table` (e.g. `inventory.main.5`).
+fn bag_planks_sticks(w: &World, first: u8, table: &str) -> Vec<InventoryIcon> {
+    let (px, py) = slot(w, &format!("inventory.hotbar.{first}"));
+    let (sx, sy) = slot(w, &format!("inventory.hotbar.{}", first + 1));
+    let (tx, ty) = slot(w, table);
+    vec![
+        icon("plank_icon", px, py),
+        icon("stick_icon", sx, sy),
+        icon("crafting_table_icon", tx, ty),
+    ]
+}
 
 #[test]
 fn a_table_pushed_off_the_hotbar_is_moved_back_to_it_before_it_is_placed() {
@@ -823,24 +849,9 @@ fn a_table_pushed_off_the_hotbar_is_moved_back_to_it_before_it_is_placed() {
     // went to the bag's other rows; placing it by its hotbar key could not be resolved, and the
     // loop was stuck. Now: open the inventory, shift-click it onto the hotbar, close, place.
     let mut w = world_of("minecraft-web", (1280, 720));
-    let (hx0, hy) = slot(&w, "hud.hotbar.0");
-    let (hx1, _) = slot(&w, "hud.hotbar.1");
-    let (hx2, _) = slot(&w, "hud.hotbar.2");
-    let (ix0, iy) = slot(&w, "inventory.hotbar.0");
-    let (ix1, _) = slot(&w, "inventory.hotbar.1");
     let (tx, ty) = slot(&w, "inventory.main.5");
-    let hud = |table: bool| {
-        let mut v = vec![icon("plank_icon", hx0, hy), icon("stick_icon", hx1, hy)];
-        if table {
-            v.push(icon("crafting_table_icon", hx2, hy));
-        }
-        v
-    };
-    let bag = vec![
-        icon("plank_icon", ix0, iy),
-        icon("stick_icon", ix1, iy),
-        icon("crafting_table_icon", tx, ty),
-    ];
+    let hud = hud_planks_sticks(&w, 0, None);
+    let bag = bag_planks_sticks(&w, 0, "inventory.main.5");
     // The open inventory shows the table in the bag: craft at it, which closes the inventory
     // and levels the view first.
     assert_eq!(
@@ -848,15 +859,15 @@ fn a_table_pushed_off_the_hotbar_is_moved_back_to_it_before_it_is_placed() {
         "close_screen"
     );
     assert_eq!(
-        act(w.step("Wooden Pickaxe", vec![], hud(false))).skill,
+        act(w.step("Wooden Pickaxe", vec![], hud.clone())).skill,
         "look_level"
     );
     assert_eq!(
-        act(w.step("Wooden Pickaxe", vec![], hud(false))).skill,
+        act(w.step("Wooden Pickaxe", vec![], hud.clone())).skill,
         "look_down"
     );
     // Placing it needs its hotbar key: it has none.
-    match w.step("Wooden Pickaxe", vec![], hud(false)) {
+    match w.step("Wooden Pickaxe", vec![], hud) {
         PlanStep::Act(c, why) => {
             assert_eq!(c, call("open_inventory", &[]));
             assert!(why.contains("not on the hotbar"), "{why}");
@@ -871,11 +882,12 @@ fn a_table_pushed_off_the_hotbar_is_moved_back_to_it_before_it_is_placed() {
         )
     );
     assert_eq!(
-        act(w.step("Wooden Pickaxe", vec![], bag.clone())).skill,
+        act(w.step("Wooden Pickaxe", vec![], bag)).skill,
         "close_screen"
     );
+    let hud_with_table = hud_planks_sticks(&w, 0, Some(2));
     assert_eq!(
-        act(w.step("Wooden Pickaxe", vec![], hud(true))),
+        act(w.step("Wooden Pickaxe", vec![], hud_with_table)),
         call("put_functional_block", &[3.0, 0.3])
     );
 }
@@ -885,17 +897,8 @@ fn a_move_to_the_hotbar_that_did_not_take_is_tried_once() {
     // A hotbar with no free slot takes nothing from a shift-click: after one try the call is
     // stuck (with why), not an endless open-move-close loop.
     let mut w = world_of("minecraft-web", (1280, 720));
-    let (hx0, hy) = slot(&w, "hud.hotbar.0");
-    let (hx1, _) = slot(&w, "hud.hotbar.1");
-    let (ix0, iy) = slot(&w, "inventory.hotbar.0");
-    let (ix1, _) = slot(&w, "inventory.hotbar.1");
-    let (tx, ty) = slot(&w, "inventory.main.5");
-    let hud = vec![icon("plank_icon", hx0, hy), icon("stick_icon", hx1, hy)];
-    let bag = vec![
-        icon("plank_icon", ix0, iy),
-        icon("stick_icon", ix1, iy),
-        icon("crafting_table_icon", tx, ty),
-    ];
+    let hud = hud_planks_sticks(&w, 0, None);
+    let bag = bag_planks_sticks(&w, 0, "inventory.main.5");
     let mut calls = Vec::new();
     let mut stuck = None;
     let mut frames = [
@@ -904,10 +907,10 @@ fn a_move_to_the_hotbar_that_did_not_take_is_tried_once() {
         hud.clone(),
         hud.clone(),
         bag.clone(),
-        bag.clone(),
+        bag,
     ]
     .into_iter()
-    .chain(std::iter::repeat(hud.clone()));
+    .chain(std::iter::repeat(hud));
     for _ in 0..8 {
         match w.step("Wooden Pickaxe", vec![], frames.next().expect("frame")) {
             PlanStep::Act(c, _) => calls.push(c.skill),
@@ -934,17 +937,8 @@ fn a_table_the_hud_misses_but_the_open_bag_shows_on_its_hotbar_row_is_placed_by_
     // and the shift-click moved it off the hotbar instead. Now the open bag's hotbar row gives
     // its key.
     let mut w = world_of("minecraft-web", (1280, 720));
-    let (hx2, hy) = slot(&w, "hud.hotbar.2");
-    let (hx3, _) = slot(&w, "hud.hotbar.3");
-    let (ix0, iy) = slot(&w, "inventory.hotbar.0");
-    let (ix2, _) = slot(&w, "inventory.hotbar.2");
-    let (ix3, _) = slot(&w, "inventory.hotbar.3");
-    let hud = vec![icon("plank_icon", hx2, hy), icon("stick_icon", hx3, hy)];
-    let bag = vec![
-        icon("crafting_table_icon", ix0, iy),
-        icon("plank_icon", ix2, iy),
-        icon("stick_icon", ix3, iy),
-    ];
+    let hud = hud_planks_sticks(&w, 2, None);
+    let bag = bag_planks_sticks(&w, 2, "inventory.hotbar.0");
     let calls: Vec<SkillCall> = [bag, hud.clone(), hud.clone(), hud]
         .into_iter()
         .map(|f| act(w.step("Wooden Pickaxe", vec![], f)))
@@ -961,26 +955,13 @@ fn a_move_to_the_hotbar_is_skipped_when_the_opened_bag_shows_the_item_on_its_hot
     // The bag showed the table off the hotbar; by the time the inventory is opened to move it,
     // it is on the hotbar row (the HUD missed it there): a shift-click would move it off again.
     let mut w = world_of("minecraft-web", (1280, 720));
-    let (hx2, hy) = slot(&w, "hud.hotbar.2");
-    let (hx3, _) = slot(&w, "hud.hotbar.3");
-    let (ix0, iy) = slot(&w, "inventory.hotbar.0");
-    let (ix2, _) = slot(&w, "inventory.hotbar.2");
-    let (ix3, _) = slot(&w, "inventory.hotbar.3");
-    let (mx, my) = slot(&w, "inventory.main.5");
-    let hud = vec![icon("plank_icon", hx2, hy), icon("stick_icon", hx3, hy)];
-    let bag_with_table_at = |x: f32, y: f32| {
-        vec![
-            icon("crafting_table_icon", x, y),
-            icon("plank_icon", ix2, iy),
-            icon("stick_icon", ix3, iy),
-        ]
-    };
+    let hud = hud_planks_sticks(&w, 2, None);
     let frames = [
-        bag_with_table_at(mx, my),
+        bag_planks_sticks(&w, 2, "inventory.main.5"),
         hud.clone(),
         hud.clone(),
         hud.clone(),
-        bag_with_table_at(ix0, iy),
+        bag_planks_sticks(&w, 2, "inventory.hotbar.0"),
         hud,
     ];
     let calls: Vec<SkillCall> = frames

@@ -490,6 +490,14 @@ fn screen_hotbar_key(icons: &[&InventoryIcon], screen: &str, view: &View) -> Opt
         .map(|slot| slot + 1)
 }
 
+/// The item a `"hotbar:<Item>"` argument names.
+fn hotbar_item(t: &ArgToken) -> Option<&str> {
+    match t {
+        ArgToken::Token(t) => t.strip_prefix("hotbar:"),
+        ArgToken::Number(_) => None,
+    }
+}
+
 fn on_a_slot(x: f32, y: f32, slots: &[(f32, f32)], view: &View) -> bool {
     slots.iter().any(|c| view.layout.on_slot(x, y, *c))
 }
@@ -719,9 +727,9 @@ impl Planner {
             Some((template, why)) => match self.resolve(&template, view) {
                 Ok(call) => {
                     if self.fetched_to_hotbar.is_some_and(|n| {
-                        template.iter().any(|t| {
-                            matches!(t, ArgToken::Token(t) if t.strip_prefix("hotbar:") == Some(view.kg.name(n)))
-                        })
+                        template
+                            .iter()
+                            .any(|t| hotbar_item(t) == Some(view.kg.name(n)))
                     }) {
                         // It reached the hotbar: it may be fetched again when pushed off later.
                         self.fetched_to_hotbar = None;
@@ -781,24 +789,21 @@ impl Planner {
         ) else {
             return false;
         };
-        let Some(item) = template.iter().find_map(|t| match t {
-            ArgToken::Token(t) => t
-                .strip_prefix("hotbar:")
-                .filter(|item| self.hotbar_key(item, view).is_err()),
-            ArgToken::Number(_) => None,
-        }) else {
+        let Some(item) = template
+            .iter()
+            .filter_map(hotbar_item)
+            .find(|item| self.hotbar_key(item, view).is_err())
+        else {
             return false;
         };
-        let Some(node) = view.kg.node(item) else {
+        let (Some(node), Some(rule)) = (view.kg.node(item), self.config.screens.get(&bag).cloned())
+        else {
             return false;
         };
         if self.fetched_to_hotbar == Some(node) {
             return false;
         }
         self.fetched_to_hotbar = Some(node);
-        let Some(rule) = self.config.screens.get(&bag).cloned() else {
-            return false;
-        };
         let why = format!("{item} is in the bag, not on the hotbar: move it there first ({why})");
         let fetch: CallTemplate = vec![ArgToken::Token(skill), ArgToken::Token(item.to_string())];
         let mut front: Vec<CallTemplate> = Vec::new();
