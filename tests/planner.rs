@@ -253,17 +253,23 @@ fn mining_that_gets_nothing_walks_closer_before_the_next_try() {
         act(w.step("Log", vec![close.clone()], vec![])),
         call("mine_log", &[3.0])
     );
-    // Still no log, the same box: the box looked in reach from too far; walk, then mine again.
+    // Still no log, the same box: the box looked in reach from too far, or the log dropped out
+    // of the pickup range; walk (with a jump: `pickup_walk`), then mine again.
     assert_eq!(
         act(w.step("Log", vec![close.clone()], vec![])),
-        call("move_forward", &[1.0])
+        call("jump_forward", &[1.0])
     );
     assert_eq!(
         act(w.step("Log", vec![close.clone()], vec![])),
         call("mine_log", &[3.0])
     );
-    // Aiming again starts a new streak: the first in-reach decision mines.
+    // Still nothing: its drop is walked to first (`pickup_walk`), before any aiming.
     let off = entity("trunk", 900.0, 380.0, true);
+    assert_eq!(
+        act(w.step("Log", vec![off.clone()], vec![])),
+        call("jump_forward", &[1.0])
+    );
+    // Aiming again starts a new streak: the first in-reach decision mines.
     assert_eq!(
         act(w.step("Log", vec![off], vec![])),
         call("turn", &[260.0, 20.0])
@@ -881,8 +887,10 @@ fn a_table_pushed_off_the_hotbar_is_moved_back_to_it_before_it_is_placed() {
             &[f64::from(tx.round()), f64::from(ty.round())]
         )
     );
+    // The move shows in the next frame: the table on the bag's hotbar row.
+    let moved = bag_planks_sticks(&w, 0, "inventory.hotbar.2");
     assert_eq!(
-        act(w.step("Wooden Pickaxe", vec![], bag)).skill,
+        act(w.step("Wooden Pickaxe", vec![], moved)).skill,
         "close_screen"
     );
     let hud_with_table = hud_planks_sticks(&w, 0, Some(2));
@@ -981,4 +989,142 @@ fn a_move_to_the_hotbar_is_skipped_when_the_opened_bag_shows_the_item_on_its_hot
         ]
     );
     assert_eq!(calls[5], call("put_functional_block", &[1.0, 0.3]));
+}
+
+#[test]
+fn a_mined_trunk_whose_log_did_not_come_is_walked_to_before_it_is_aimed_at_again() {
+    // The client's wooden pickaxe run: a log broken out of a trunk three blocks away dropped
+    // on the stump, out of the pickup range; the rest of the trunk (now higher) was aimed at
+    // and mined again, twice, and neither drop was ever picked up.
+    let mut w = world_of("minecraft-web", (1280, 720));
+    let trunk = entity("trunk", 640.0, 360.0, true);
+    assert_eq!(
+        act(w.step("Log", vec![trunk.clone()], vec![])),
+        call("mine_log", &[4.5])
+    );
+    // The rest of the trunk, higher up now: no turn toward it before the walk to the drop.
+    let higher = entity("trunk", 700.0, 150.0, true);
+    assert_eq!(
+        act(w.step("Log", vec![higher.clone()], vec![])),
+        call("jump_forward", &[0.8])
+    );
+    assert_eq!(act(w.step("Log", vec![higher], vec![])).skill, "turn");
+}
+
+#[test]
+fn a_mined_log_that_came_needs_no_walk_to_its_drop() {
+    // Two logs wanted; the first mined log arrived in the hotbar: the next is mined at once.
+    let mut w = world_of("minecraft-web", (1280, 720));
+    let trunk = entity("trunk", 640.0, 360.0, true);
+    let table = icon("crafting_table_icon", hotbar_x(8), HOTBAR_Y);
+    let first = act(w.step("Wooden Pickaxe", vec![trunk.clone()], vec![table.clone()]));
+    assert_eq!(first.skill, "open_inventory", "{first}");
+    let (tx, ty) = slot(&w, "inventory.hotbar.8");
+    let closing = act(w.step(
+        "Wooden Pickaxe",
+        vec![],
+        vec![icon("crafting_table_icon", tx, ty)],
+    ));
+    assert_eq!(closing.skill, "close_screen", "{closing}");
+    assert_eq!(
+        act(w.step("Wooden Pickaxe", vec![trunk.clone()], vec![table.clone()])),
+        call("mine_log", &[4.5])
+    );
+    let (lx, ly) = slot(&w, "hud.hotbar.0");
+    let log = InventoryIcon {
+        count: Some(1),
+        ..icon("log_icon", lx, ly)
+    };
+    assert_eq!(
+        act(w.step("Wooden Pickaxe", vec![trunk], vec![table, log])),
+        call("mine_log", &[4.5])
+    );
+}
+
+#[test]
+fn a_hud_slot_the_open_inventory_showed_empty_is_the_world_behind_it() {
+    // The client's wooden pickaxe run: a poppy behind an empty HUD slot read as a second log,
+    // so the loop opened the inventory to craft planks, saw one log, closed it to chop one,
+    // saw two on the HUD again and opened it again, for 60 steps.
+    let mut w = world_of("minecraft-web", (1280, 720));
+    let one = |(x, y): (f32, f32)| InventoryIcon {
+        count: Some(1),
+        ..icon("log_icon", x, y)
+    };
+    let hud = |w: &World| {
+        vec![
+            one(slot(w, "hud.hotbar.0")),
+            one(slot(w, "hud.hotbar.2")),
+            icon("crafting_table_icon", slot(w, "hud.hotbar.8").0, HOTBAR_Y),
+        ]
+    };
+    assert_eq!(
+        act(w.step("Wooden Pickaxe", vec![], hud(&w))),
+        call("open_inventory", &[])
+    );
+    let (tx, ty) = slot(&w, "inventory.hotbar.8");
+    let mut in_screen = vec![
+        one(slot(&w, "inventory.hotbar.0")),
+        icon("crafting_table_icon", tx, ty),
+    ];
+    in_screen.extend(hud(&w));
+    assert_eq!(
+        act(w.step("Wooden Pickaxe", vec![], in_screen)).skill,
+        "close_screen"
+    );
+    let trunk = entity("trunk", 640.0, 360.0, true);
+    let next = act(w.step("Wooden Pickaxe", vec![trunk], hud(&w)));
+    assert_eq!(next, call("mine_log", &[4.5]), "{next}");
+}
+
+#[test]
+fn a_third_look_around_with_no_chop_between_is_a_detour_the_other_way_each_time() {
+    // The client's wooden pickaxe run: a trunk on a hill behind a two-block wall was walked to,
+    // lost against the wall and found again by looking around, for 100 steps.
+    let mut w = world_of("minecraft-web", (1280, 720));
+    let look_around = |w: &mut World| {
+        let first = act(w.step("Log", vec![], vec![]));
+        // The rest of the queued exploration, cut short by a trunk coming into view.
+        let far = entity("trunk", 640.0, 200.0, false);
+        let next = act(w.step("Log", vec![far], vec![]));
+        assert_eq!(next.skill, "turn", "{next}");
+        first
+    };
+    assert_eq!(look_around(&mut w).skill, "look_level");
+    // Walked toward it and lost it again: the lost-target walk, then a second look around.
+    assert_eq!(act(w.step("Log", vec![], vec![])).skill, "jump_forward");
+    assert_eq!(look_around(&mut w).skill, "look_level");
+    assert_eq!(act(w.step("Log", vec![], vec![])).skill, "jump_forward");
+    // The third time: a detour, turning right, not interrupted by the trunk in view.
+    let (first, why) = match w.step("Log", vec![], vec![]) {
+        PlanStep::Act(c, why) => (c, why),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(first.skill, "look_level", "{why}");
+    assert!(why.contains("go round"), "{why}");
+    let far = entity("trunk", 640.0, 200.0, false);
+    assert_eq!(
+        act(w.step("Log", vec![far.clone()], vec![])),
+        call("turn", &[300.0, 0.0])
+    );
+    for _ in 0..3 {
+        assert_eq!(
+            act(w.step("Log", vec![far.clone()], vec![])),
+            call("jump_forward", &[0.6])
+        );
+    }
+    assert_eq!(
+        act(w.step("Log", vec![far.clone()], vec![])),
+        call("turn", &[-300.0, 0.0])
+    );
+    // Two more looks around, and the next detour turns left.
+    for _ in 0..2 {
+        assert_eq!(look_around(&mut w).skill, "look_level");
+        assert_eq!(act(w.step("Log", vec![], vec![])).skill, "jump_forward");
+    }
+    assert_eq!(act(w.step("Log", vec![], vec![])).skill, "look_level");
+    assert_eq!(
+        act(w.step("Log", vec![far], vec![])),
+        call("turn", &[-300.0, 0.0])
+    );
 }

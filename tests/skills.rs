@@ -411,35 +411,15 @@ fn holding_the_pointer_in_a_screen_corner_stops_the_skill() {
     assert!(!query_keymap(&x.display, w_code), "W still held");
 }
 
-/// A game that takes the pointer (the browser client's pointer lock): the first call of a run
-/// that turns the view clicks the window centre even when some client already holds the X
-/// pointer grab, because a browser can hold the grab with its page unlocked (a refused lock
-/// left the client digging at one spot for 20 steps, every turn lost).
+/// A game that takes the pointer (the browser client's pointer lock): a call that turns the
+/// view clicks the window centre while the cursor shows, waits until the game hides it, and
+/// only then turns (turns sent before the page held its lock were lost).
 #[test]
-fn a_pointer_grab_held_before_any_click_of_ours_is_not_trusted() {
-    use x11rb::connection::Connection;
-    use x11rb::protocol::xproto::{ConnectionExt as _, EventMask, GrabMode, GrabStatus};
+fn a_turn_clicks_the_centre_until_the_game_hides_the_pointer() {
     let x = XServer::start(1280, 800);
     let window = TestWindow::open_recording(&x.display, TITLE, 854, 480);
     window.activate(&x.display);
-    // The "browser" holds the pointer: an active grab reporting to its window.
-    let grab = window
-        .conn
-        .grab_pointer(
-            false,
-            window.id,
-            EventMask::BUTTON_PRESS | EventMask::BUTTON_RELEASE | EventMask::POINTER_MOTION,
-            GrabMode::ASYNC,
-            GrabMode::ASYNC,
-            x11rb::NONE,
-            x11rb::NONE,
-            x11rb::CURRENT_TIME,
-        )
-        .expect("grab")
-        .reply()
-        .expect("grab reply");
-    assert_eq!(grab.status, GrabStatus::SUCCESS);
-    window.conn.flush().expect("flush");
+    let game = support::hide_pointer_when_clicked(&x.display, window.id, Duration::from_secs(20));
     window.input();
     let (code, out, err) = output(&mut vistawise(
         Some(&x.display),
@@ -454,28 +434,118 @@ fn a_pointer_grab_held_before_any_click_of_ours_is_not_trusted() {
         ],
     ));
     assert_eq!(code, 0, "{err}");
+    let (_cursor, clicked) = game.join().expect("game thread");
+    assert!(clicked, "no click reached the game");
     assert!(out.lines().any(|l| l == "grab_pointer 427,240"), "{out}");
     std::thread::sleep(Duration::from_millis(300));
     let got = window.input();
-    let click = got
-        .iter()
-        .position(|e| matches!(e, Received::ButtonPress { button: 1, .. }));
-    let first_turn = got
-        .iter()
-        .position(|e| matches!(e, Received::Motion { x, .. } if *x > 427));
-    match (click, first_turn) {
-        (Some(c), Some(t)) => assert!(c < t, "the click comes before the turn: {got:?}"),
-        _ => panic!("a click at the centre, then the turn: {got:?}"),
-    }
-    assert!(
-        got.iter().any(|e| matches!(
+    // The one-pixel cursor probe, the click at the centre, then the turn.
+    let click = got.iter().position(|e| {
+        matches!(
             e,
             Received::ButtonPress {
                 button: 1,
                 x: 427,
                 y: 240
             }
-        )),
-        "{got:?}"
+        )
+    });
+    let Some(c) = click else {
+        panic!("a click at the centre: {got:?}");
+    };
+    assert!(
+        got[c..]
+            .iter()
+            .any(|e| matches!(e, Received::Motion { x, .. } if *x > 427)),
+        "the turn after the click: {got:?}"
+    );
+}
+
+/// A game that already hides the pointer holds it: the turn goes without a click (a click
+/// in a game would punch whatever the crosshair is on).
+#[test]
+fn a_game_that_hides_the_pointer_is_turned_without_a_click() {
+    let x = XServer::start(1280, 800);
+    let window = TestWindow::open_recording(&x.display, TITLE, 854, 480);
+    window.activate(&x.display);
+    support::hide_pointer(&window.conn, window.id);
+    let status = Command::new("xdotool")
+        .args(["mousemove", "400", "200"])
+        .env("DISPLAY", &x.display)
+        .status()
+        .expect("xdotool");
+    assert!(status.success());
+    window.input();
+    let (code, out, err) = output(&mut vistawise(
+        Some(&x.display),
+        &[
+            "--game",
+            "minecraft-web",
+            "skills",
+            "run",
+            "turn",
+            "100",
+            "0",
+        ],
+    ));
+    assert_eq!(code, 0, "{err}");
+    std::thread::sleep(Duration::from_millis(300));
+    let got = window.input();
+    assert!(
+        !got.iter()
+            .any(|e| matches!(e, Received::ButtonPress { .. })),
+        "a click on a game that held the pointer: {got:?}\n{out}"
+    );
+    // A one-pixel probe of the cursor and back, then the turn itself.
+    let start = got.iter().find_map(|e| match e {
+        Received::Motion { x, .. } => Some(*x - 1),
+        _ => None,
+    });
+    assert!(
+        start.is_some_and(|x0| got
+            .iter()
+            .any(|e| matches!(e, Received::Motion { x, .. } if *x > x0 + 20))),
+        "the turn: {got:?}"
+    );
+}
+
+/// A game that never takes the pointer: the call fails after two clicks, naming why, and
+/// sends no turn into a window that would only move the cursor.
+#[test]
+fn a_game_that_never_takes_the_pointer_fails_the_turn() {
+    let x = XServer::start(1280, 800);
+    let window = TestWindow::open_recording(&x.display, TITLE, 854, 480);
+    window.activate(&x.display);
+    window.input();
+    let (code, _, err) = output(&mut vistawise(
+        Some(&x.display),
+        &[
+            "--game",
+            "minecraft-web",
+            "skills",
+            "run",
+            "turn",
+            "100",
+            "0",
+        ],
+    ));
+    assert_ne!(code, 0);
+    assert!(err.contains("did not take the pointer"), "{err}");
+    let got = window.input();
+    let clicks = got
+        .iter()
+        .filter(|e| matches!(e, Received::ButtonPress { button: 1, .. }))
+        .count();
+    assert_eq!(clicks, 2, "{got:?}");
+    // Nothing moves after the last click (before the clicks: the one-pixel cursor probe).
+    let last_click = got
+        .iter()
+        .rposition(|e| matches!(e, Received::ButtonPress { .. }))
+        .unwrap_or(0);
+    assert!(
+        !got[last_click..]
+            .iter()
+            .any(|e| matches!(e, Received::Motion { x, .. } if *x != 427)),
+        "a turn after a refused grab: {got:?}"
     );
 }

@@ -111,6 +111,21 @@ pub struct PlannerConfig {
     /// for 100 steps). Left out: explore.
     #[serde(default)]
     pub lost_target_walk: Option<f64>,
+    /// After mining a thing it had walked up to (a trunk, coal ore), when the item did not come,
+    /// jump-walk this many seconds toward where the thing was before anything else: in Minecraft a
+    /// broken block drops its item where it stood, and the player picks it up only within
+    /// about 1.75 blocks (the client's wooden pickaxe run broke two logs out of a trunk from
+    /// three blocks away, re-aimed at the rest of the trunk each time, and never walked to
+    /// the drops). Left out (Minetest: the item goes straight to the bag): no walk.
+    #[serde(default)]
+    pub pickup_walk: Option<f64>,
+    /// Calls that take the player round an obstacle (turn aside, walk and jump, turn back),
+    /// queued instead of a third look around in a row with no gather between: a trunk on a
+    /// hill behind a two-block wall was seen, walked to, lost against the wall and found
+    /// again by looking around, for 100 steps. Every other detour turns the other way (the
+    /// `turn` calls' first argument negated). Left out: no detour.
+    #[serde(default)]
+    pub detour: Vec<CallTemplate>,
     #[serde(default)]
     pub gather: BTreeMap<String, GatherRule>,
     #[serde(default)]
@@ -248,15 +263,23 @@ impl PlannerConfig {
         for t in &self.explore {
             template(t, "explore")?;
         }
-        if let Some(w) = self.lost_target_walk
-            && let Some(p) = library.get(JUMP).and_then(|s| s.params.first())
-        {
-            let (lo, hi) = (p.min.unwrap_or(f64::MIN), p.max.unwrap_or(f64::MAX));
-            if !(lo..=hi).contains(&w) {
-                return Err(format!(
-                    "lost_target_walk {w} is outside {lo}-{hi}, the range of {JUMP}'s {}",
-                    p.name
-                ));
+        for t in &self.detour {
+            template(t, "detour")?;
+        }
+        for (field, walk, skill) in [
+            ("lost_target_walk", self.lost_target_walk, JUMP),
+            ("pickup_walk", self.pickup_walk, JUMP),
+        ] {
+            if let Some(w) = walk
+                && let Some(p) = library.get(skill).and_then(|s| s.params.first())
+            {
+                let (lo, hi) = (p.min.unwrap_or(f64::MIN), p.max.unwrap_or(f64::MAX));
+                if !(lo..=hi).contains(&w) {
+                    return Err(format!(
+                        "{field} {w} is outside {lo}-{hi}, the range of {skill}'s {}",
+                        p.name
+                    ));
+                }
             }
         }
         for (item, rule) in &self.gather {
@@ -394,7 +417,20 @@ pub struct Planner {
     /// The item last fetched from the bag to the hotbar (`to_hotbar_skill`): tried once, so a
     /// move that did not take (a hotbar with no free slot) ends stuck instead of looping.
     fetched_to_hotbar: Option<NodeIndex>,
+    /// The item whose thing was just mined (`pickup_walk`), and how many the bag held before.
+    mined: Option<(NodeIndex, Option<u32>)>,
+    /// Hotbar keys whose slot the last screen in view showed empty in its hotbar row: what the
+    /// HUD shows there is the world through the empty slot (a poppy behind one read as a log
+    /// and planks, and the loop opened the inventory to craft planks and closed it to get a
+    /// log for 60 steps). Kept until the planner gathers again or a screen is seen anew.
+    empty_hotbar_keys: BTreeSet<u8>,
+    /// Looks around queued since the last gather call (`detour`), and detours taken.
+    explores_since_gather: u32,
+    detours: u32,
 }
+
+/// Looks around in a row, with no gather between, after which the next one is a detour.
+const EXPLORES_BEFORE_DETOUR: u32 = 2;
 
 /// A target's demand being worked out: what is left in the bag, the stations and tools already
 /// counted, and what must still come from the world.
@@ -518,6 +554,10 @@ impl Planner {
             seen_in_screen: BTreeSet::new(),
             bag_tools: BTreeMap::new(),
             fetched_to_hotbar: None,
+            mined: None,
+            empty_hotbar_keys: BTreeSet::new(),
+            explores_since_gather: 0,
+            detours: 0,
         }
     }
 
@@ -532,8 +572,10 @@ impl Planner {
         if let PlanStep::Act(call, _) = &step
             && self.config.gather.values().any(|r| r.skill == call.skill)
         {
-            // A gather may bring any of them.
+            // A gather may bring any of them, into any slot.
             self.refuted_on_hud.clear();
+            self.empty_hotbar_keys.clear();
+            self.explores_since_gather = 0;
         }
         step
     }
@@ -573,6 +615,22 @@ impl Planner {
         }
         if let Some(screen) = &in_view {
             self.note_bag_tools(view, screen);
+            self.note_empty_hotbar_keys(view, screen);
+        }
+        let empty_on_hud: Vec<(f32, f32)> = self
+            .empty_hotbar_keys
+            .iter()
+            .filter_map(|k| {
+                view.layout
+                    .slot_center(&format!("hud.hotbar.{}", k - 1))
+                    .ok()
+            })
+            .collect();
+        if !empty_on_hud.is_empty() {
+            for a in visual.attributes.values_mut() {
+                a.icons
+                    .retain(|i| !on_a_slot(i.x, i.y, &empty_on_hud, view));
+            }
         }
         // A screen that names the slots ingredients come from (`take_from`) is the whole bag
         // while it is in view: the HUD drawn under it is not (a craft clicked the HUD's log
@@ -592,6 +650,24 @@ impl Planner {
             }
         }
         visual
+    }
+
+    /// Notes which slots of `screen`'s hotbar row (in view) hold no icon of any class.
+    fn note_empty_hotbar_keys(&mut self, view: &View, screen: &str) {
+        self.empty_hotbar_keys = (0..9u8)
+            .filter(|slot| {
+                view.layout
+                    .slot_center(&format!("{screen}.hotbar.{slot}"))
+                    .is_ok_and(|c| {
+                        !view
+                            .perception
+                            .icons
+                            .iter()
+                            .any(|i| on_a_slot(i.x, i.y, &[c], view))
+                    })
+            })
+            .map(|slot| slot + 1)
+            .collect();
     }
 
     /// Notes which tools and stations (the items calls take by hotbar key) the bag of `screen`
@@ -1061,6 +1137,32 @@ impl Planner {
         let walk_seconds = rule
             .approach_seconds
             .unwrap_or(self.config.approach_seconds);
+        let held = |view: &View| match view.count(item, None) {
+            None if !view.has(item) => Some(0),
+            n => n,
+        };
+        if let Some((mined, before)) = self.mined.take()
+            && let Some(seconds) = self.config.pickup_walk
+            && mined == item
+        {
+            let came = match (before, held(view)) {
+                (Some(b), Some(n)) => n > b,
+                (None, Some(_)) => true,
+                (_, None) => false,
+            };
+            // Either way the next mine is a fresh try: the item came, or its drop is walked to.
+            self.gather_streak = 0;
+            if !came {
+                self.last_turn = None;
+                // With a jump first: the drop may lie a step up (a trunk on a terrace).
+                self.walk(
+                    JUMP,
+                    seconds,
+                    format!("mined the {approach}: walk to where it stood to pick up the {name} it dropped"),
+                );
+                return Ok(());
+            }
+        }
         let (cx, cy) = (
             view.perception.frame_w as f32 / 2.0,
             view.perception.frame_h as f32 / 2.0,
@@ -1097,6 +1199,21 @@ impl Planner {
                 );
                 return Ok(());
             }
+            if self.explores_since_gather >= EXPLORES_BEFORE_DETOUR
+                && !self.config.detour.is_empty()
+            {
+                // Not an exploration: the thing in view must not cut it short.
+                self.explores_since_gather = 0;
+                let detour = self.detour();
+                self.queue(
+                    &detour,
+                    &format!(
+                        "looked around {EXPLORES_BEFORE_DETOUR} times for a {approach} without getting one: go round"
+                    ),
+                );
+                return Ok(());
+            }
+            self.explores_since_gather += 1;
             let explore = self.config.explore.clone();
             self.queue(&explore, &format!("no {approach} in view: look around"));
             self.exploring_for = view.kg.node(approach);
@@ -1161,12 +1278,33 @@ impl Planner {
             }
         } else {
             self.gather_streak += 1;
+            self.mined = Some((item, held(view)));
             self.pending.push_back((
                 call,
                 format!("{approach} aimed at and in reach: get {name}"),
             ));
         }
         Ok(())
+    }
+
+    /// The next detour: `detour` with its turns mirrored every other time.
+    fn detour(&mut self) -> Vec<CallTemplate> {
+        let mirror = self.detours % 2 == 1;
+        self.detours += 1;
+        self.config
+            .detour
+            .iter()
+            .map(|call| {
+                let turn = matches!(call.first(), Some(ArgToken::Token(t)) if t == "turn");
+                call.iter()
+                    .enumerate()
+                    .map(|(i, t)| match t {
+                        ArgToken::Number(v) if mirror && turn && i == 1 => ArgToken::Number(-v),
+                        other => other.clone(),
+                    })
+                    .collect()
+            })
+            .collect()
     }
 
     /// Queues one walk (or jump) of `seconds` toward what is aimed at.

@@ -5,8 +5,7 @@
 use std::time::{Duration, Instant};
 
 use enigo::{Coordinate, Direction, Enigo, Keyboard, Mouse, Settings};
-use x11rb::connection::Connection;
-use x11rb::protocol::xproto::{ConnectionExt, EventMask, GrabMode, GrabStatus};
+use x11rb::protocol::xfixes::ConnectionExt as _;
 use x11rb::rust_connection::RustConnection;
 
 use super::expand::InputEvent;
@@ -88,21 +87,23 @@ impl InputBackend for DryRun {
 pub struct EnigoBackend {
     enigo: Enigo,
     window: WindowRect,
-    /// Asks the X server whether a client holds the pointer (`GrabPointer`).
+    /// Asks the X server whether the game hides the pointer (XFixes cursor image).
     x11: Option<RustConnection>,
     display: Option<String>,
     /// `Camera::relock_after_escape_ms`, and when the last Escape was let go.
     relock_after_escape: Duration,
     last_escape: Option<Instant>,
-    /// When a click of ours last made the game take the pointer.
-    last_grab: Option<Instant>,
 }
 
-/// How long a click that should make the game take the pointer is given to work.
+/// How long a click that should make the game take the pointer is given to work, and how many
+/// clicks are tried.
 const GRAB_WAIT: Duration = Duration::from_millis(1_500);
-/// How long the game is given, once it holds the pointer, before the next event: the X grab
-/// comes first and the page hears of its lock a few frames later (at 7-9 frames a second a
-/// turn sent 0.4 s after the grab was lost; 1.2 s turned the view).
+const GRAB_CLICKS: usize = 2;
+/// How long the browser is given to redraw its cursor after a pointer move.
+const CURSOR_SETTLE: Duration = Duration::from_millis(80);
+/// How long the game is given, once it hides the pointer, before the next event: the browser
+/// client hid it 0.5 s after its first click and lost a turn sent at once; 1.2 s later the
+/// turn went through.
 const GRAB_SETTLE: Duration = Duration::from_millis(1_200);
 
 impl EnigoBackend {
@@ -122,7 +123,6 @@ impl EnigoBackend {
             display: display.map(str::to_string),
             relock_after_escape: Duration::ZERO,
             last_escape: None,
-            last_grab: None,
         })
     }
 
@@ -132,83 +132,80 @@ impl EnigoBackend {
         self.relock_after_escape = wait;
     }
 
-    /// Whether another client holds the pointer grab (a game in pointer lock does): our own
-    /// grab attempt on the root window fails with `AlreadyGrabbed` then, and is released at
-    /// once when it succeeds.
-    fn pointer_held_by_game(&mut self) -> Result<bool, String> {
+    /// Whether the game has taken the pointer: a game in pointer lock (a browser page, GLFW's
+    /// disabled cursor, Minetest) hides it, so the cursor the X server shows (XFixes) is fully
+    /// transparent. The X grab is no witness: Chromium kept its grab while the page's own
+    /// relock was refused ("Browser Delay Limitation"), and every turn after it was lost.
+    fn game_hides_pointer(&mut self) -> Result<bool, String> {
         if self.x11.is_none() {
             let (conn, _) = x11rb::connect(self.display.as_deref()).map_err(|e| e.to_string())?;
+            conn.xfixes_query_version(4, 0)
+                .map_err(|e| e.to_string())?
+                .reply()
+                .map_err(|e| format!("the X server has no XFixes extension: {e}"))?;
             self.x11 = Some(conn);
         }
         let Some(conn) = self.x11.as_ref() else {
             return Err("no X connection".into());
         };
-        let root = conn.setup().roots[0].root;
-        let reply = conn
-            .grab_pointer(
-                false,
-                root,
-                EventMask::NO_EVENT,
-                GrabMode::ASYNC,
-                GrabMode::ASYNC,
-                x11rb::NONE,
-                x11rb::NONE,
-                x11rb::CURRENT_TIME,
-            )
+        let cursor = conn
+            .xfixes_get_cursor_image()
             .map_err(|e| e.to_string())?
             .reply()
             .map_err(|e| e.to_string())?;
-        if reply.status == GrabStatus::SUCCESS {
-            conn.ungrab_pointer(x11rb::CURRENT_TIME)
-                .map_err(|e| e.to_string())?;
-            conn.flush().map_err(|e| e.to_string())?;
-        }
-        Ok(reply.status == GrabStatus::ALREADY_GRABBED)
+        Ok(cursor.cursor_image.iter().all(|argb| argb >> 24 == 0))
     }
 
-    /// Clicks (x, y) unless the game already holds the pointer, then waits for it to take it.
-    /// The X grab is trusted only after a grab of ours with no Escape since: a browser whose
-    /// page asked for the lock on its own as a screen closed and was refused (Chromium's
-    /// "Browser Delay Limitation") kept the X grab with the page unlocked, and every turn after
-    /// it was lost (the client's cobblestone task dug 20 times at the same spot).
+    /// Clicks (x, y) unless the game already hides the pointer, then waits for it to take it;
+    /// a second click when the first was refused.
     fn grab_pointer(&mut self, x: i32, y: i32) -> Result<(), String> {
-        let escape_since_grab = self
-            .last_escape
-            .is_some_and(|e| self.last_grab.is_none_or(|g| g < e));
-        if self.last_grab.is_some() && !escape_since_grab && self.pointer_held_by_game()? {
+        // The browser updates the cursor only on pointer motion: after a screen closed it kept
+        // the lock's hidden cursor with the page unlocked (every turn of a dig was lost). A
+        // one-pixel move shows the real one; in a game that holds the pointer it turns the
+        // view 1 px and back.
+        self.enigo
+            .move_mouse(1, 0, Coordinate::Rel)
+            .map_err(|e| e.to_string())?;
+        std::thread::sleep(CURSOR_SETTLE);
+        let held = self.game_hides_pointer();
+        self.enigo
+            .move_mouse(-1, 0, Coordinate::Rel)
+            .map_err(|e| e.to_string())?;
+        if held? {
             return Ok(());
         }
-        if let Some(left) = self
-            .last_escape
-            .and_then(|t| self.relock_after_escape.checked_sub(t.elapsed()))
-        {
-            std::thread::sleep(left);
-        }
-        let (ax, ay) = (self.window.x + x, self.window.y + y);
-        self.enigo
-            .move_mouse(ax, ay, Coordinate::Abs)
-            .map_err(|e| e.to_string())?;
-        std::thread::sleep(Duration::from_millis(50));
-        self.enigo
-            .button(enigo::Button::Left, Direction::Press)
-            .map_err(|e| e.to_string())?;
-        std::thread::sleep(Duration::from_millis(60));
-        self.enigo
-            .button(enigo::Button::Left, Direction::Release)
-            .map_err(|e| e.to_string())?;
-        let until = Instant::now() + GRAB_WAIT;
-        while Instant::now() < until {
-            if self.pointer_held_by_game()? {
-                // The X grab comes before the page hears of its lock: motion sent at once is
-                // lost (measured: a turn right after the click did not turn the view).
-                std::thread::sleep(GRAB_SETTLE);
-                self.last_grab = Some(Instant::now());
-                return Ok(());
+        for _ in 0..GRAB_CLICKS {
+            if let Some(left) = self
+                .last_escape
+                .and_then(|t| self.relock_after_escape.checked_sub(t.elapsed()))
+            {
+                std::thread::sleep(left);
             }
+            let (ax, ay) = (self.window.x + x, self.window.y + y);
+            self.enigo
+                .move_mouse(ax, ay, Coordinate::Abs)
+                .map_err(|e| e.to_string())?;
             std::thread::sleep(Duration::from_millis(50));
+            self.enigo
+                .button(enigo::Button::Left, Direction::Press)
+                .map_err(|e| e.to_string())?;
+            std::thread::sleep(Duration::from_millis(60));
+            self.enigo
+                .button(enigo::Button::Left, Direction::Release)
+                .map_err(|e| e.to_string())?;
+            let until = Instant::now() + GRAB_WAIT;
+            while Instant::now() < until {
+                if self.game_hides_pointer()? {
+                    // The cursor goes before the page hears of its lock: motion sent at once
+                    // after a page's first lock was lost (measured on the browser client).
+                    std::thread::sleep(GRAB_SETTLE);
+                    return Ok(());
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
         }
         Err(format!(
-            "the game did not take the pointer within {} ms of a click at ({x}, {y})",
+            "the game did not take the pointer (its cursor stayed visible) after {GRAB_CLICKS} clicks at ({x}, {y}), {} ms each",
             GRAB_WAIT.as_millis()
         ))
     }

@@ -582,3 +582,46 @@ impl Drop for McwebGame {
             .output();
     }
 }
+
+/// Makes the cursor over `window` invisible, as a game does when it takes the pointer (a
+/// browser page in pointer lock, GLFW's disabled cursor). The cursor lives as long as `conn`.
+pub fn hide_pointer(conn: &RustConnection, window: u32) {
+    use x11rb::protocol::xproto::ChangeWindowAttributesAux;
+    let pixmap = conn.generate_id().expect("id");
+    conn.create_pixmap(1, pixmap, window, 1, 1).expect("pixmap");
+    let cursor = conn.generate_id().expect("id");
+    conn.create_cursor(cursor, pixmap, pixmap, 0, 0, 0, 0, 0, 0, 0, 0)
+        .expect("cursor");
+    conn.change_window_attributes(window, &ChangeWindowAttributesAux::new().cursor(cursor))
+        .expect("window cursor");
+    conn.sync().expect("sync");
+}
+
+/// A game that takes the pointer when clicked: watches the pointer's buttons over `window` and
+/// hides the cursor once the left button is down (within `limit`). The thread's result is its
+/// X connection, which keeps the hidden cursor alive, and whether a click came.
+pub fn hide_pointer_when_clicked(
+    display: &str,
+    window: u32,
+    limit: Duration,
+) -> std::thread::JoinHandle<(RustConnection, bool)> {
+    use x11rb::protocol::xproto::KeyButMask;
+    let display = display.to_string();
+    std::thread::spawn(move || {
+        let (conn, _) = x11rb::connect(Some(&display)).expect("connect to X");
+        let start = Instant::now();
+        while start.elapsed() < limit {
+            let state = conn
+                .query_pointer(window)
+                .expect("query pointer")
+                .reply()
+                .expect("query pointer reply");
+            if state.mask.contains(KeyButMask::BUTTON1) {
+                hide_pointer(&conn, window);
+                return (conn, true);
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        (conn, false)
+    })
+}
