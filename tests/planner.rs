@@ -201,11 +201,17 @@ fn crafting_a_wooden_pickaxe_walks_the_tech_tree() {
     // Everything at hand: switch from the inventory to a placed crafting table.
     let stick = icon("stick_icon", 549.0, 555.0);
     let table_hud = icon("crafting_table_icon", hotbar_x(2), HOTBAR_Y);
-    let all = vec![planks.clone(), stick.clone(), table_hud];
+    let all = vec![planks.clone(), stick.clone(), table_hud.clone()];
     assert_eq!(
         act(w.step("Wooden Pickaxe", vec![], all.clone())),
         call("close_screen", &[])
     );
+    // The inventory closed: the HUD alone.
+    let all = vec![
+        icon("plank_icon", hotbar_x(0), HOTBAR_Y),
+        icon("stick_icon", hotbar_x(1), HOTBAR_Y),
+        table_hud,
+    ];
     assert_eq!(
         act(w.step("Wooden Pickaxe", vec![], all.clone())),
         call("put_functional_block", &[3.0, 0.2])
@@ -1127,4 +1133,24 @@ fn a_third_look_around_with_no_chop_between_is_a_detour_the_other_way_each_time(
         act(w.step("Log", vec![far], vec![])),
         call("turn", &[-300.0, 0.0])
     );
+}
+
+#[test]
+fn a_station_screen_open_before_its_opening_calls_ran_out_skips_the_rest() {
+    // The web client: the click that placed the crafting table also opened it, and the
+    // `use_block` queued after it clicked twice into the open screen (a click there picks up
+    // whatever stack is under the pointer).
+    let mut w = world_of("minecraft-web", (1280, 720));
+    let hud = hud_planks_sticks(&w, 0, Some(2));
+    let opening: Vec<String> = (0..3)
+        .map(|_| act(w.step("Wooden Pickaxe", vec![], hud.clone())).skill)
+        .collect();
+    assert_eq!(opening, ["look_level", "look_down", "put_functional_block"]);
+    // The table's screen is in view (its grid empty: the bag rows alone would read as the
+    // inventory's too): craft, no `use_block`.
+    let (px, py) = slot(&w, "crafting_table.hotbar.0");
+    let (sx, sy) = slot(&w, "crafting_table.hotbar.1");
+    let in_screen = vec![icon("plank_icon", px, py), icon("stick_icon", sx, sy)];
+    let next = act(w.step("Wooden Pickaxe", vec![], in_screen));
+    assert_eq!(next.skill, "craft_wood_pickaxe", "{next}");
 }

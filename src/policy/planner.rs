@@ -427,6 +427,11 @@ pub struct Planner {
     /// Looks around queued since the last gather call (`detour`), and detours taken.
     explores_since_gather: u32,
     detours: u32,
+    /// The reason given to the open calls of a screen queued last, and how many they were: once
+    /// some have run, only they are pending and a screen is in view, the rest are dropped (the
+    /// web client's placing click opened the table it placed, and the `use_block` after it
+    /// clicked into the screen).
+    opening: Option<(String, usize)>,
 }
 
 /// Looks around in a row, with no gather between, after which the next one is a detour.
@@ -558,6 +563,7 @@ impl Planner {
             empty_hotbar_keys: BTreeSet::new(),
             explores_since_gather: 0,
             detours: 0,
+            opening: None,
         }
     }
 
@@ -718,6 +724,17 @@ impl Planner {
         {
             self.pending.clear();
             self.exploring_for = None;
+        }
+        if let Some((why, calls)) = &self.opening {
+            if self.pending.is_empty() {
+                self.opening = None;
+            } else if self.pending.len() < *calls
+                && self.pending.iter().all(|(_, w)| w == why)
+                && self.screen_in_view(view).is_some()
+            {
+                self.pending.clear();
+                self.opening = None;
+            }
         }
         if !self.pending.is_empty() {
             return self.next_pending(view);
@@ -1096,10 +1113,9 @@ impl Planner {
                 .get(&rule.screen)
                 .cloned()
                 .ok_or_else(|| format!("no screen {}", rule.screen))?;
-            self.queue(
-                &screen.open,
-                &format!("open the {} to craft {name}", rule.screen),
-            );
+            let why = format!("open the {} to craft {name}", rule.screen);
+            self.queue(&screen.open, &why);
+            self.opening = Some((why, screen.open.len()));
             self.screen = Some(rule.screen.clone());
             return Ok(());
         }
