@@ -94,6 +94,7 @@ impl World {
             entities,
             icons,
             hidden_by_gui: 0,
+            marked_screens: Vec::new(),
         };
         let visual = embed(&self.kg, &perception);
         let layout = self.profile.gui.layout(fw, fh, GuiScale::Auto);
@@ -1153,4 +1154,46 @@ fn a_station_screen_open_before_its_opening_calls_ran_out_skips_the_rest() {
     let in_screen = vec![icon("plank_icon", px, py), icon("stick_icon", sx, sy)];
     let next = act(w.step("Wooden Pickaxe", vec![], in_screen));
     assert_eq!(next.skill, "craft_wood_pickaxe", "{next}");
+}
+
+#[test]
+fn of_screens_that_draw_the_bag_alike_the_one_whose_marker_shows_is_in_view() {
+    // The web client: a new `play` started with the crafting table's screen open (its grid
+    // empty, so only the bag rows show items, which the inventory and the furnace draw alike).
+    // Taken for another screen, it was closed without taking the table back, and the stone
+    // pickaxe needed a new table from the bottom of the cobblestone pit. The grid's marker
+    // (`marked_screens`) tells it.
+    let mut w = world_of("minecraft-web", (1280, 720));
+    let (px, py) = slot(&w, "crafting_table.hotbar.0");
+    let (kx, ky) = slot(&w, "crafting_table.hotbar.7");
+    let icons = vec![
+        icon("plank_icon", px, py),
+        icon("wood_pickaxe_icon", kx, ky),
+    ];
+    let (fw, fh) = w.frame;
+    let perception = Perception {
+        frame_w: fw,
+        frame_h: fh,
+        entities: vec![],
+        icons,
+        hidden_by_gui: 0,
+        marked_screens: vec!["crafting_table".into()],
+    };
+    let visual = embed(&w.kg, &perception);
+    let layout = w.profile.gui.layout(fw, fh, GuiScale::Auto);
+    let view = View {
+        kg: &w.kg,
+        visual: &visual,
+        perception: &perception,
+        layout: &layout,
+    };
+    let target = w.kg.node("Cobblestone").expect("node");
+    let mut closing = Vec::new();
+    for _ in 0..3 {
+        match w.planner.next(target, &view) {
+            PlanStep::Act(c, _) => closing.push(c.skill),
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(closing, ["close_screen", "take_back_block", "look_up"]);
 }

@@ -50,10 +50,11 @@ pub fn perceive(
     parts: &Parts,
 ) -> Result<(Vec<Detection>, Perception), perception::DetectorError> {
     let (found, mut perception) = detect_and_split(detector, frame, &parts.config)?;
+    let layout = layout(parts, frame.width(), frame.height());
     if let Some(style) = &parts.profile.counts {
-        let layout = layout(parts, frame.width(), frame.height());
         read_counts(&mut perception, frame, style, &layout);
     }
+    perception.marked_screens = layout.marked_screens(frame);
     Ok((found, perception))
 }
 

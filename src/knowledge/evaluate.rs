@@ -188,6 +188,7 @@ pub fn load_cases(
                 })
                 .collect(),
             hidden_by_gui: 0,
+            marked_screens: Vec::new(),
         };
         cases.push(Case {
             id: c.id,

@@ -66,6 +66,7 @@ pub fn perception(step: &ScriptedStep) -> Perception {
             })
             .collect(),
         hidden_by_gui: 0,
+        marked_screens: Vec::new(),
     }
 }
 

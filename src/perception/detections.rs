@@ -92,6 +92,10 @@ pub struct Perception {
     /// World-class detections inside an open GUI panel that have no icon class: the panel hides
     /// the world there, so they cannot be world objects, and they are left out.
     pub hidden_by_gui: usize,
+    /// Screens whose marker (`[gui.screens.<name>] marker`) the frame shows: of screens whose
+    /// slots show as many items, these are the one in view.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub marked_screens: Vec<String>,
 }
 
 /// Splits detections into environment entities and inventory icons: by class (`_icon` suffix)

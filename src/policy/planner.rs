@@ -1411,7 +1411,8 @@ impl Planner {
                 (n, screen)
             })
             .filter(|(n, _)| *n > 0)
-            .max_by_key(|(n, _)| *n)
+            // Screens that draw the bag alike tie: the one whose marker shows wins.
+            .max_by_key(|(n, s)| (*n, view.perception.marked_screens.contains(s)))
             .map(|(_, s)| s.clone())
     }
 

@@ -87,6 +87,20 @@ struct Screen {
     size: (u32, u32),
     anchor: Anchor,
     regions: BTreeMap<String, Region>,
+    marker: Option<Marker>,
+}
+
+/// What a screen draws that no other screen draws where it is (`[gui.screens.<name>] marker`):
+/// an area of the panel, in GUI pixels from its top-left, whose pixels are mostly within a
+/// luma range while the screen is open. Screens that draw the player's bag alike (the
+/// inventory, a crafting table whose grid is empty, a furnace) cannot be told apart by their
+/// items: the web client's inventory draws its player preview as a black box where the
+/// crafting table draws its grey grid and the furnace its light background.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Marker {
+    area: (u32, u32, u32, u32),
+    luma: (u8, u8),
+    min_fraction: f32,
 }
 
 /// A grid of slots, row-major, `pitch` GUI pixels apart (x, y).
@@ -161,6 +175,18 @@ struct RawScreen {
     #[serde(default)]
     anchor: Anchor,
     regions: BTreeMap<String, Spanned<RawRegion>>,
+    #[serde(default)]
+    marker: Option<Spanned<RawMarker>>,
+}
+
+/// `marker = { area = [x, y, w, h], luma = [0, 40], min_fraction = 0.8 }`: at least
+/// `min_fraction` of the area's pixels have a luma in the range while the screen is open.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMarker {
+    area: [u32; 4],
+    luma: [u8; 2],
+    min_fraction: f32,
 }
 
 #[derive(Deserialize)]
@@ -229,10 +255,45 @@ impl Lines<'_> {
                 .map_err(|m| self.error(&r, format!("{key}: {m}")))?;
             regions.insert(rname, region);
         }
+        let marker = match raw.marker {
+            Some(m) => {
+                let r = m.get_ref();
+                let [x, y, mw, mh] = r.area;
+                if mw == 0 || mh == 0 || x + mw > w || y + mh > h {
+                    return Err(self.error(
+                        &m,
+                        format!("{key}.marker.area [{x}, {y}, {mw}, {mh}] must be a non-empty area inside the {w} x {h} panel"),
+                    ));
+                }
+                if !(r.min_fraction > 0.0 && r.min_fraction <= 1.0) {
+                    return Err(self.error(
+                        &m,
+                        format!(
+                            "{key}.marker.min_fraction {} must be in (0, 1]",
+                            r.min_fraction
+                        ),
+                    ));
+                }
+                let [lo, hi] = r.luma;
+                if lo > hi {
+                    return Err(self.error(
+                        &m,
+                        format!("{key}.marker.luma [{lo}, {hi}] must be [low, high]"),
+                    ));
+                }
+                Some(Marker {
+                    area: (x, y, mw, mh),
+                    luma: (lo, hi),
+                    min_fraction: r.min_fraction,
+                })
+            }
+            None => None,
+        };
         Ok(Screen {
             size: (w, h),
             anchor: raw.anchor,
             regions,
+            marker,
         })
     }
 }
@@ -506,14 +567,55 @@ impl<'a> GuiLayout<'a> {
         Ok(self.centre_of(screen, region, index))
     }
 
-    /// The centre of slot `index` of `region` on `screen` (see [`Self::slot_center`]).
-    fn centre_of(&self, screen: &Screen, region: &Region, index: u32) -> (f32, f32) {
+    /// The top-left corner of `screen`'s panel, GUI pixels (see [`Self::slot_center`]).
+    fn panel_origin(&self, screen: &Screen) -> (i64, i64) {
         let (w, h) = (i64::from(screen.size.0), i64::from(screen.size.1));
         let left = (self.scaled_w - w) / 2;
         let top = match screen.anchor {
             Anchor::Center => (self.scaled_h - h) / 2,
             Anchor::BottomCenter => self.scaled_h - h,
         };
+        (left, top)
+    }
+
+    /// Screens whose marker (`[gui.screens.<name>] marker`) `frame` shows: of the screens whose
+    /// slots show as many items, these are the one in view. Screens without a marker are never
+    /// listed.
+    pub fn marked_screens(&self, frame: &image::RgbImage) -> Vec<String> {
+        self.geometry
+            .screens
+            .iter()
+            .filter_map(|(name, screen)| {
+                let m = screen.marker?;
+                let (left, top) = self.panel_origin(screen);
+                let scale = i64::from(self.scale);
+                let (x, y, w, h) = m.area;
+                let x0 = ((left + i64::from(x)) * scale).clamp(0, i64::from(frame.width()));
+                let y0 = ((top + i64::from(y)) * scale).clamp(0, i64::from(frame.height()));
+                let x1 = ((left + i64::from(x + w)) * scale).clamp(x0, i64::from(frame.width()));
+                let y1 = ((top + i64::from(y + h)) * scale).clamp(y0, i64::from(frame.height()));
+                let mut within = 0u64;
+                let mut all = 0u64;
+                for py in y0..y1 {
+                    for px in x0..x1 {
+                        // Rec. 601 luma, in integers.
+                        let [r, g, b] = frame.get_pixel(px as u32, py as u32).0;
+                        let luma =
+                            (299 * u32::from(r) + 587 * u32::from(g) + 114 * u32::from(b)) / 1000;
+                        all += 1;
+                        within +=
+                            u64::from((u32::from(m.luma.0)..=u32::from(m.luma.1)).contains(&luma));
+                    }
+                }
+                let shown = all > 0 && within as f64 >= f64::from(m.min_fraction) * all as f64;
+                shown.then(|| name.clone())
+            })
+            .collect()
+    }
+
+    /// The centre of slot `index` of `region` on `screen` (see [`Self::slot_center`]).
+    fn centre_of(&self, screen: &Screen, region: &Region, index: u32) -> (f32, f32) {
+        let (left, top) = self.panel_origin(screen);
         let (px, py) = (i64::from(region.pitch.0), i64::from(region.pitch.1));
         let x = left + i64::from(region.origin.0) + i64::from(index % region.columns) * px;
         let y = top + i64::from(region.origin.1) + i64::from(index / region.columns) * py;
@@ -591,6 +693,47 @@ mod tests {
     const S2: GuiScale = GuiScale::Fixed(2);
     const S3: GuiScale = GuiScale::Fixed(3);
     const S4: GuiScale = GuiScale::Fixed(4);
+
+    #[test]
+    fn the_screens_whose_marker_the_frame_shows_are_listed() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/games/minecraft-web.toml");
+        let geo = GuiGeometry::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        let layout = geo.layout(1280, 720, AUTO);
+        // The crafting table's grey grid where the inventory draws its black player preview.
+        let mut frame = image::RgbImage::from_pixel(1280, 720, image::Rgb([139, 139, 139]));
+        assert_eq!(layout.marked_screens(&frame), ["crafting_table"]);
+        // The preview box: panel (125, 37) GUI px at scale 3, the box from (26, 8) to (75, 78).
+        for y in (37 + 8) * 3..(37 + 78) * 3 {
+            for x in (125 + 26) * 3..(125 + 75) * 3 {
+                frame.put_pixel(x, y, image::Rgb([0, 0, 0]));
+            }
+        }
+        assert_eq!(layout.marked_screens(&frame), ["inventory"]);
+        // A furnace's light background: neither.
+        let light = image::RgbImage::from_pixel(1280, 720, image::Rgb([198, 198, 198]));
+        assert!(layout.marked_screens(&light).is_empty());
+        // The vanilla profile has no marker.
+        let vanilla = minecraft();
+        assert!(
+            vanilla
+                .layout(1280, 720, AUTO)
+                .marked_screens(&frame)
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_marker_outside_its_panel_is_refused_with_its_line() {
+        let text = "[gui]\nslot_size = 16\npitch = 18\n[gui.screens.inv]\nsize = [176, 166]\n\
+                    marker = { area = [170, 0, 10, 10], luma = [0, 40], min_fraction = 0.8 }\n\
+                    [gui.screens.inv.regions]\nmain = { origin = [8, 84], columns = 9, rows = 3 }\n";
+        let err = GuiGeometry::parse(text, Path::new("p.toml")).expect_err("outside");
+        let msg = err.to_string();
+        assert!(
+            msg.contains("p.toml:6") && msg.contains("marker.area"),
+            "{msg}"
+        );
+    }
 
     #[test]
     fn slots_list_every_location_with_its_screen_and_centre() {
