@@ -87,6 +87,17 @@ impl World {
         entities: Vec<EnvironmentEntity>,
         icons: Vec<InventoryIcon>,
     ) -> PlanStep {
+        self.step_marked(target, entities, icons, &[])
+    }
+
+    /// [`Self::step`] on a frame that shows the markers of `marked` screens.
+    fn step_marked(
+        &mut self,
+        target: &str,
+        entities: Vec<EnvironmentEntity>,
+        icons: Vec<InventoryIcon>,
+        marked: &[&str],
+    ) -> PlanStep {
         let (fw, fh) = self.frame;
         let perception = Perception {
             frame_w: fw,
@@ -94,7 +105,7 @@ impl World {
             entities,
             icons,
             hidden_by_gui: 0,
-            marked_screens: Vec::new(),
+            marked_screens: marked.iter().map(|s| s.to_string()).collect(),
         };
         let visual = embed(&self.kg, &perception);
         let layout = self.profile.gui.layout(fw, fh, GuiScale::Auto);
@@ -1170,30 +1181,10 @@ fn of_screens_that_draw_the_bag_alike_the_one_whose_marker_shows_is_in_view() {
         icon("plank_icon", px, py),
         icon("wood_pickaxe_icon", kx, ky),
     ];
-    let (fw, fh) = w.frame;
-    let perception = Perception {
-        frame_w: fw,
-        frame_h: fh,
-        entities: vec![],
-        icons,
-        hidden_by_gui: 0,
-        marked_screens: vec!["crafting_table".into()],
-    };
-    let visual = embed(&w.kg, &perception);
-    let layout = w.profile.gui.layout(fw, fh, GuiScale::Auto);
-    let view = View {
-        kg: &w.kg,
-        visual: &visual,
-        perception: &perception,
-        layout: &layout,
-    };
-    let target = w.kg.node("Cobblestone").expect("node");
-    let mut closing = Vec::new();
-    for _ in 0..3 {
-        match w.planner.next(target, &view) {
-            PlanStep::Act(c, _) => closing.push(c.skill),
-            other => panic!("{other:?}"),
-        }
-    }
+    let closing: Vec<String> = (0..3)
+        .map(|_| {
+            act(w.step_marked("Cobblestone", vec![], icons.clone(), &["crafting_table"])).skill
+        })
+        .collect();
     assert_eq!(closing, ["close_screen", "take_back_block", "look_up"]);
 }

@@ -411,17 +411,10 @@ fn holding_the_pointer_in_a_screen_corner_stops_the_skill() {
     assert!(!query_keymap(&x.display, w_code), "W still held");
 }
 
-/// A game that takes the pointer (the browser client's pointer lock): a call that turns the
-/// view clicks the window centre while the cursor shows, waits until the game hides it, and
-/// only then turns (turns sent before the page held its lock were lost).
-#[test]
-fn a_turn_clicks_the_centre_until_the_game_hides_the_pointer() {
-    let x = XServer::start(1280, 800);
-    let window = TestWindow::open_recording(&x.display, TITLE, 854, 480);
-    window.activate(&x.display);
-    let game = support::hide_pointer_when_clicked(&x.display, window.id, Duration::from_secs(20));
-    window.input();
-    let (code, out, err) = output(&mut vistawise(
+/// `skills run turn 100 0` with the browser client's profile (`grab_pointer = true`) on `x`:
+/// exit code, stdout, stderr.
+fn web_client_turn(x: &XServer) -> (i32, String, String) {
+    output(&mut vistawise(
         Some(&x.display),
         &[
             "--game",
@@ -432,7 +425,20 @@ fn a_turn_clicks_the_centre_until_the_game_hides_the_pointer() {
             "100",
             "0",
         ],
-    ));
+    ))
+}
+
+/// A game that takes the pointer (the browser client's pointer lock): a call that turns the
+/// view clicks the window centre while the cursor shows, waits until the game hides it, and
+/// only then turns (turns sent before the page held its lock were lost).
+#[test]
+fn a_turn_clicks_the_centre_until_the_game_hides_the_pointer() {
+    let x = XServer::start(1280, 800);
+    let window = TestWindow::open_recording(&x.display, TITLE, 854, 480);
+    window.activate(&x.display);
+    let game = support::hide_pointer_when_clicked(&x.display, window.id, Duration::from_secs(20));
+    window.input();
+    let (code, out, err) = web_client_turn(&x);
     assert_eq!(code, 0, "{err}");
     let (_cursor, clicked) = game.join().expect("game thread");
     assert!(clicked, "no click reached the game");
@@ -476,18 +482,7 @@ fn a_game_that_hides_the_pointer_is_turned_without_a_click() {
         .expect("xdotool");
     assert!(status.success());
     window.input();
-    let (code, out, err) = output(&mut vistawise(
-        Some(&x.display),
-        &[
-            "--game",
-            "minecraft-web",
-            "skills",
-            "run",
-            "turn",
-            "100",
-            "0",
-        ],
-    ));
+    let (code, out, err) = web_client_turn(&x);
     assert_eq!(code, 0, "{err}");
     std::thread::sleep(Duration::from_millis(300));
     let got = window.input();
@@ -517,18 +512,7 @@ fn a_game_that_never_takes_the_pointer_fails_the_turn() {
     let window = TestWindow::open_recording(&x.display, TITLE, 854, 480);
     window.activate(&x.display);
     window.input();
-    let (code, _, err) = output(&mut vistawise(
-        Some(&x.display),
-        &[
-            "--game",
-            "minecraft-web",
-            "skills",
-            "run",
-            "turn",
-            "100",
-            "0",
-        ],
-    ));
+    let (code, _, err) = web_client_turn(&x);
     assert_ne!(code, 0);
     assert!(err.contains("did not take the pointer"), "{err}");
     let got = window.input();

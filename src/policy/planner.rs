@@ -520,15 +520,22 @@ fn biggest<'a>(icons: impl Iterator<Item = &'a InventoryIcon>) -> Option<(f32, f
         .map(|i| (i.x, i.y))
 }
 
-/// The hotbar key (1-9) of the slot of `screen`'s hotbar row that one of `icons` sits on.
-fn screen_hotbar_key(icons: &[&InventoryIcon], screen: &str, view: &View) -> Option<u8> {
+/// The slots of a hotbar row (`hud.hotbar`, `inventory.hotbar`): hotbar key (1-9) and centre.
+fn hotbar_slots(row: &str, view: &View) -> Vec<(u8, (f32, f32))> {
     (0..9u8)
-        .find(|slot| {
-            view.layout
-                .slot_center(&format!("{screen}.hotbar.{slot}"))
-                .is_ok_and(|c| icons.iter().any(|i| on_a_slot(i.x, i.y, &[c], view)))
+        .filter_map(|slot| {
+            let centre = view.layout.slot_center(&format!("{row}.{slot}")).ok()?;
+            Some((slot + 1, centre))
         })
-        .map(|slot| slot + 1)
+        .collect()
+}
+
+/// The hotbar key (1-9) of the slot of `row` that one of `icons` sits on.
+fn hotbar_key_in(icons: &[&InventoryIcon], row: &str, view: &View) -> Option<u8> {
+    hotbar_slots(row, view)
+        .into_iter()
+        .find(|(_, c)| icons.iter().any(|i| on_a_slot(i.x, i.y, &[*c], view)))
+        .map(|(key, _)| key)
 }
 
 /// The item a `"hotbar:<Item>"` argument names.
@@ -623,14 +630,10 @@ impl Planner {
             self.note_bag_tools(view, screen);
             self.note_empty_hotbar_keys(view, screen);
         }
-        let empty_on_hud: Vec<(f32, f32)> = self
-            .empty_hotbar_keys
-            .iter()
-            .filter_map(|k| {
-                view.layout
-                    .slot_center(&format!("hud.hotbar.{}", k - 1))
-                    .ok()
-            })
+        let empty_on_hud: Vec<(f32, f32)> = hotbar_slots("hud.hotbar", view)
+            .into_iter()
+            .filter(|(key, _)| self.empty_hotbar_keys.contains(key))
+            .map(|(_, centre)| centre)
             .collect();
         if !empty_on_hud.is_empty() {
             for a in visual.attributes.values_mut() {
@@ -660,19 +663,16 @@ impl Planner {
 
     /// Notes which slots of `screen`'s hotbar row (in view) hold no icon of any class.
     fn note_empty_hotbar_keys(&mut self, view: &View, screen: &str) {
-        self.empty_hotbar_keys = (0..9u8)
-            .filter(|slot| {
-                view.layout
-                    .slot_center(&format!("{screen}.hotbar.{slot}"))
-                    .is_ok_and(|c| {
-                        !view
-                            .perception
-                            .icons
-                            .iter()
-                            .any(|i| on_a_slot(i.x, i.y, &[c], view))
-                    })
+        self.empty_hotbar_keys = hotbar_slots(&format!("{screen}.hotbar"), view)
+            .into_iter()
+            .filter(|(_, c)| {
+                !view
+                    .perception
+                    .icons
+                    .iter()
+                    .any(|i| on_a_slot(i.x, i.y, &[*c], view))
             })
-            .map(|slot| slot + 1)
+            .map(|(key, _)| key)
             .collect();
     }
 
@@ -707,7 +707,7 @@ impl Planner {
                 self.bag_tools.remove(&tool);
                 continue;
             }
-            let key = screen_hotbar_key(&in_bag, screen, view);
+            let key = hotbar_key_in(&in_bag, &format!("{screen}.hotbar"), view);
             self.bag_tools.insert(tool, key);
         }
     }
@@ -868,7 +868,7 @@ impl Planner {
                     .collect()
             })
             .unwrap_or_default();
-        screen_hotbar_key(&icons, bag, view)
+        hotbar_key_in(&icons, &format!("{bag}.hotbar"), view)
     }
 
     /// `template` needs an item on a hotbar key that is not on the hotbar: queues, before it
@@ -1422,11 +1422,11 @@ impl Planner {
             .kg
             .node(item)
             .ok_or_else(|| format!("\"{item}\" is not a graph node"))?;
-        let icons = view
+        let icons: Vec<&InventoryIcon> = view
             .visual
             .attributes
             .get(&node)
-            .map(|a| a.icons.clone())
+            .map(|a| a.icons.iter().collect())
             .unwrap_or_default();
         // The planner's idea of the open screen can be a step ahead of the game (it queues a
         // screen's opening calls at once), so both the HUD hotbar and the screen's are tried.
@@ -1434,15 +1434,11 @@ impl Planner {
         if let Some(s) = &self.screen {
             regions.push(format!("{s}.hotbar"));
         }
-        for region in &regions {
-            for slot in 0..9u8 {
-                let Ok(centre) = view.layout.slot_center(&format!("{region}.{slot}")) else {
-                    continue;
-                };
-                if icons.iter().any(|i| on_a_slot(i.x, i.y, &[centre], view)) {
-                    return Ok(slot + 1);
-                }
-            }
+        if let Some(key) = regions
+            .iter()
+            .find_map(|row| hotbar_key_in(&icons, row, view))
+        {
+            return Ok(key);
         }
         // A tool the last open screen showed in its hotbar row, missed on the HUD now.
         match self.bag_tools.get(&node) {
