@@ -148,3 +148,84 @@ fn planner_gets_a_log_then_crafts_up_to_a_wooden_pickaxe_on_the_minecraft_client
         failures.join("\n---\n")
     );
 }
+
+/// Whether a player can stand with its feet in block (x, y, z): a full block under it, two of
+/// air above (the server's block names; "air" and the cave/void airs).
+fn standable(server: &vistawise::mcweb::McwebServer, x: i64, y: i64, z: i64) -> bool {
+    let name = |dy: i64| {
+        server
+            .command(json!({"cmd": "getblock", "x": x, "y": y + dy, "z": z}))
+            .ok()
+            .and_then(|b| b["name"].as_str().map(str::to_string))
+            .unwrap_or_default()
+    };
+    let air = |n: &str| n.ends_with("air");
+    let ground = name(-1);
+    !air(&ground)
+        && !ground.is_empty()
+        && !ground.contains("leaves")
+        && air(&name(0))
+        && air(&name(1))
+}
+
+/// The skill `dig_vertical_mine_tunnels` from the corner of a block, where the player's box
+/// (0.6 wide) stands on four blocks at once: a shaft dug only under the eye left the player up on
+/// the other three. Judged by the server: the player went down and holds the cobblestone of the
+/// stone pickaxe's recipe.
+#[test]
+fn digging_down_from_the_corner_of_a_block_reaches_stone_on_the_minecraft_client() {
+    let game = McwebGame::start(20241024);
+    let server = game.server();
+    let mut start = None;
+    'seeds: for seed in [31, 32, 33, 34] {
+        face_a_tree(&game, seed);
+        let pos = server.player().expect("state").pos.expect("a position");
+        let (bx, by, bz) = (
+            pos.x.floor() as i64,
+            pos.y.round() as i64,
+            pos.z.floor() as i64,
+        );
+        // A corner of the block whose three other blocks are standable at the same height.
+        for (sx, sz) in [(1, 1), (1, -1), (-1, 1), (-1, -1)] {
+            if [(sx, 0), (0, sz), (sx, sz)]
+                .iter()
+                .all(|&(dx, dz)| standable(&server, bx + dx, by, bz + dz))
+            {
+                let x = bx as f64 + if sx > 0 { 0.97 } else { 0.03 };
+                let z = bz as f64 + if sz > 0 { 0.97 } else { 0.03 };
+                start = Some((x, by as f64, z));
+                break 'seeds;
+            }
+        }
+    }
+    let (x, y, z) = start.expect("no block with a flat corner near four trees");
+    server
+        .command(json!({"cmd": "tp", "x": x, "y": y, "z": z, "yaw": 30.0, "pitch": 10.0}))
+        .expect("tp");
+    server
+        .command(json!({"cmd": "set_inventory", "slots": {"44": "wooden_pickaxe 1"}}))
+        .expect("set_inventory");
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let o = support::binary()
+        .args(["--game", "minecraft-web", "skills", "run"])
+        .args(["dig_vertical_mine_tunnels", "9", "16"])
+        .current_dir(support::repo())
+        .env("DISPLAY", &game.display)
+        .output()
+        .expect("run vistawise skills run");
+    assert!(
+        o.status.success(),
+        "skills run: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let player = server.player().expect("state");
+    let end = player.pos.expect("a position");
+    assert!(
+        end.y <= y - 3.0 && player.count("cobblestone") >= 3,
+        "from ({x:.2}, {y}, {z:.2}) the dig ended at ({:.2}, {}, {:.2}) holding {:?}",
+        end.x,
+        end.y,
+        end.z,
+        player.inventory
+    );
+}
