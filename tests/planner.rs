@@ -1188,3 +1188,19 @@ fn of_screens_that_draw_the_bag_alike_the_one_whose_marker_shows_is_in_view() {
         .collect();
     assert_eq!(closing, ["close_screen", "take_back_block", "look_up"]);
 }
+
+#[test]
+fn a_marked_screen_other_than_the_one_being_opened_is_the_one_open() {
+    // The web client: the planner was opening the crafting table (placed, but its screen never
+    // came) when the success check opened the inventory; the opening stopped at the screen in
+    // view and the pickaxe was "crafted" eleven times into the inventory's grid.
+    let mut w = world_of("minecraft-web", (1280, 720));
+    let hud = hud_planks_sticks(&w, 0, Some(2));
+    assert_eq!(
+        act(w.step("Wooden Pickaxe", vec![], hud)).skill,
+        "look_level"
+    );
+    let bag = bag_planks_sticks(&w, 0, "inventory.main.5");
+    let next = act(w.step_marked("Wooden Pickaxe", vec![], bag, &["inventory"]));
+    assert_eq!(next.skill, "close_screen", "{next}");
+}

@@ -743,6 +743,17 @@ impl Planner {
             return PlanStep::Done;
         }
         let in_view = self.screen_in_view(view);
+        // A screen in view that its marker tells from the one believed open is the one open: the
+        // success check opened the inventory while the planner was opening the crafting table
+        // (whose screen never came), the opening stopped at the screen in view, and eleven
+        // pickaxe crafts went into the inventory's grid.
+        if let (Some(believed), Some(seen)) = (&self.screen, &in_view)
+            && believed != seen
+            && view.perception.marked_screens.contains(seen)
+            && !view.perception.marked_screens.contains(believed)
+        {
+            self.screen = in_view.clone();
+        }
         if self
             .screen
             .as_ref()
