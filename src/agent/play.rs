@@ -450,13 +450,7 @@ pub fn play(
                     b.set_window(rect);
                     b
                 }
-                None => {
-                    let mut b = EnigoBackend::new(None, rect)?;
-                    b.set_relock_after_escape(Duration::from_millis(
-                        parts.profile.camera.relock_after_escape_ms,
-                    ));
-                    backend.insert(b)
-                }
+                None => backend.insert(EnigoBackend::for_camera(rect, &parts.profile.camera)?),
             };
             let result = match execute(b, &action.events, stop, &mut executed) {
                 Ok(()) => "done".to_string(),

@@ -191,7 +191,7 @@ impl DesktopWindow {
             w: found.width,
             h: found.height,
         };
-        let input = EnigoBackend::new(None, rect)?;
+        let input = EnigoBackend::for_camera(rect, &profile.camera)?;
         Ok((
             DesktopWindow {
                 id: found.id,

@@ -168,10 +168,7 @@ fn run_skill(ctx: &AppContext, args: &RunArgs) -> Result<ExitCode> {
     let stop = StopFlag::default();
     stop.on_signals()
         .context("cannot install the SIGINT/SIGTERM handlers")?;
-    let mut backend = EnigoBackend::new(None, window)?;
-    backend.set_relock_after_escape(std::time::Duration::from_millis(
-        profile.camera.relock_after_escape_ms,
-    ));
+    let mut backend = EnigoBackend::for_camera(window, &profile.camera)?;
     let _watcher = emergency::Watcher::start(&config.safety, Some(found.id), stop.clone())
         .context("cannot start the emergency stop")?;
     let mut done = skills::Executed::default();

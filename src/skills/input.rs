@@ -8,7 +8,7 @@ use enigo::{Coordinate, Direction, Enigo, Keyboard, Mouse, Settings};
 use x11rb::protocol::xfixes::ConnectionExt as _;
 use x11rb::rust_connection::RustConnection;
 
-use super::expand::InputEvent;
+use super::expand::{Camera, InputEvent};
 use super::keys::{Button, Key};
 
 /// The game window on the screen (pixels).
@@ -126,10 +126,12 @@ impl EnigoBackend {
         })
     }
 
-    /// How long after an Escape a click that must make the game take the pointer waits
-    /// (`Camera::relock_after_escape_ms`).
-    pub fn set_relock_after_escape(&mut self, wait: Duration) {
-        self.relock_after_escape = wait;
+    /// The backend for a game on `$DISPLAY` turned as `camera` says: a click that must make the
+    /// game take the pointer back waits `camera.relock_after_escape_ms` after an Escape.
+    pub fn for_camera(window: WindowRect, camera: &Camera) -> Result<Self, InputError> {
+        let mut backend = Self::new(None, window)?;
+        backend.relock_after_escape = Duration::from_millis(camera.relock_after_escape_ms);
+        Ok(backend)
     }
 
     /// Whether the game has taken the pointer: a game in pointer lock (a browser page, GLFW's
