@@ -67,6 +67,10 @@ MCWEB_CHAIN = [
 ]
 
 
+# The client's sky colour (three.js clear colour "lightblue"), read from its frames.
+SKY = (173, 217, 230)
+
+
 class McwebGame:
     """tests/mcweb/mcweb.sh and its test server's command port."""
 
@@ -99,8 +103,29 @@ class McwebGame:
         self.send({"cmd": "clear"})
         self.send({"cmd": "face_block", "seed": seed, "min_dist": 2.5, "max_dist": 4.5, "levels": [0, 1]})
         # The client draws the new place a few frames after the teleport (a run started at once
-        # showed the sky of the unloaded spawn and explored from there).
+        # showed the sky of the unloaded spawn and explored from there), and under load its chunks
+        # came up to 30 s later (seed 184: eleven steps of sky, then a walk away from the trunk).
         time.sleep(3.0)
+        self.wait_drawn()
+
+    def wait_drawn(self, limit: float = 90.0) -> None:
+        """Waits until the middle of the screen is not all sky: the player faces a trunk and the
+        ground, and the client, which draws chunks only after the server sends them, shows
+        nothing but its sky colour around the crosshair until it has drawn them."""
+        from PIL import ImageGrab  # only here: the Minetest runs do not need Pillow's X grab
+
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < limit:
+            frame = ImageGrab.grab(xdisplay=self.env["GAME_DISPLAY"]).convert("RGB")
+            w, h = frame.size
+            middle = frame.crop((w // 4, h // 4, 3 * w // 4, 3 * h // 4)).reduce(4)
+            raw = middle.tobytes()
+            pixels = [raw[i:i + 3] for i in range(0, len(raw), 3)]
+            sky = sum(1 for p in pixels if max(abs(a - b) for a, b in zip(p, SKY)) <= 6)
+            if sky < 0.85 * len(pixels):
+                return
+            time.sleep(1.0)
+        print(f"the client still showed only sky after {limit:.0f} s; playing anyway", flush=True)
 
     def count(self, suffix: str) -> int:
         player = (self.send({"cmd": "state"}).get("players") or [{}])[0]
