@@ -819,7 +819,7 @@ fn a_tool_the_open_inventory_showed_is_still_owned_when_the_hud_misses_it() {
     );
     assert_eq!(
         act(w.step("Cobblestone", vec![], vec![planks.clone()])),
-        call("dig_vertical_mine_tunnels", &[1.0, 4.0])
+        call("dig_vertical_mine_tunnels", &[1.0, 16.0])
     );
     assert_eq!(
         act(w.step("Cobblestone", vec![], vec![planks.clone()])).skill,
