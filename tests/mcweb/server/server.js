@@ -615,6 +615,19 @@ function setupCrafting (player, x) {
     }
     flushAll(player)
   })
+  // An attack on an entity id the server does not have (an item picked up a moment before the click: the web
+  // client aims at dropped items, vanilla's does not) took the whole server down in a cobblestone dig:
+  // flying-squid's pvp.js reads the entity's type before it checks that the entity is there. Vanilla ignores
+  // such ids; flying-squid's use_entity listeners are detached and called for the others only.
+  const fsUse = c.listeners('use_entity')
+  fsUse.forEach(l => c.removeListener('use_entity', l))
+  c.on('use_entity', (packet = {}) => {
+    if (packet.mouse === 1 && !serv.entities[packet.target]) {
+      console.log(`[harness] attack on entity ${packet.target}, which is not there: ignored`)
+      return
+    }
+    for (const l of fsUse) l.call(c, packet)
+  })
   // sync barrier: the client answers a transaction it did not ask for at once, after every packet before it
   c.on('transaction', ({ action } = {}) => {
     const done = x.syncWaiters?.get(action)

@@ -481,3 +481,12 @@ serverTest('harvest rule: stone dug by hand drops nothing, with a wooden pickaxe
   await cmd(srv, { cmd: 'give', item: 'dirt', count: 1, slot: 36 })
   assert.equal(await dig(3, 'iron_ore'), 0, 'iron ore with dirt in hand: nothing')
 })
+
+serverTest('an attack on an entity that is not there is ignored, the server stays up', async (srv, bot) => {
+  // The web client attacks dropped items it aims at; one picked up a moment before took flying-squid down.
+  bot.client.write('use_entity', { target: 987654, mouse: 1 })
+  await sleep(1500)
+  assert.equal(srv.proc.exitCode, null, 'the server is still running')
+  assert.ok((await me(srv)).pos, 'and still answers for the player')
+  assert.ok(srv.logText().includes('attack on entity 987654, which is not there: ignored'))
+})
