@@ -1204,3 +1204,26 @@ fn a_marked_screen_other_than_the_one_being_opened_is_the_one_open() {
     let next = act(w.step_marked("Wooden Pickaxe", vec![], bag, &["inventory"]));
     assert_eq!(next.skill, "close_screen", "{next}");
 }
+
+#[test]
+fn a_walk_after_which_the_box_only_jitters_is_followed_by_a_jump() {
+    // Seed 187 on the client: a one-block stump in a terrace wall, its box 90-117 px wide from
+    // frame to frame while the player stood still; seven walks, no jump.
+    let mut w = world();
+    let before = EnvironmentEntity {
+        w: 117.0,
+        ..entity("trunk", 646.0, 365.0, false)
+    };
+    assert_eq!(
+        act(w.step("Log", vec![before], vec![])),
+        call("move_forward", &[1.0])
+    );
+    let after = EnvironmentEntity {
+        w: 91.0,
+        ..entity("trunk", 639.0, 362.0, false)
+    };
+    assert_eq!(
+        act(w.step("Log", vec![after], vec![])),
+        call("jump_forward", &[1.0])
+    );
+}
