@@ -127,6 +127,11 @@ class McwebGame:
             time.sleep(1.0)
         print(f"the client still showed only sky after {limit:.0f} s; playing anyway", flush=True)
 
+    def pose(self) -> dict:
+        """The player's position, yaw and pitch as the server has them ({} when it has none)."""
+        player = (self.send({"cmd": "state"}).get("players") or [{}])[0]
+        return {k: player[k] for k in ("pos", "yaw", "pitch") if k in player}
+
     def count(self, suffix: str) -> int:
         player = (self.send({"cmd": "state"}).get("players") or [{}])[0]
         # Slots 0-4 are the 2x2 crafting grid and its result: not owned.
@@ -379,9 +384,11 @@ def mcweb_runs(args, out: Path) -> int:
     for seed in range(args.first_seed, args.first_seed + args.runs):
         game = McwebGame(out / f"mcweb-{seed}", args.display, args.world)
         run = {"seed": seed, "tasks": []}
+        current = None
         try:
             game.start(seed)
             for task, item, steps in chain:
+                current = task
                 if task == "coal":
                     try:
                         game.stand_near_ore(seed)
@@ -392,12 +399,22 @@ def mcweb_runs(args, out: Path) -> int:
                 rec = play_task(args, "minecraft-web", task, steps, seed, 10, game.env, out,
                                 lambda: game.count(item))
                 rec["item"] = item
+                # Where the task left the player, to set a later task up there again by hand.
+                rec["end"] = game.pose()
                 run["tasks"].append(rec)
+                current = None
                 print(f"seed {seed} {task}: {'ok' if rec['success'] else 'FAILED'} "
                       f"({rec.get('steps', '?')} steps, {rec['seconds']} s; server: *{item} x{rec['in_game']})",
                       flush=True)
                 if not rec["success"]:
                     break
+        except (RuntimeError, OSError) as e:
+            # The game or its server died (flying-squid once crashed mid-dig): this run ends
+            # here, counted as not won, and the next seed starts a fresh game.
+            print(f"seed {seed}: the game failed ({e}); read {game.dir}/server.log", flush=True)
+            run["error"] = str(e)
+            if current:
+                run["tasks"].append({"task": current, "success": False, "error": str(e)})
         finally:
             game.stop()
         runs.append(run)
