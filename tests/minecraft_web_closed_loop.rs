@@ -10,6 +10,11 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 use support::McwebGame;
 
+/// One game at a time: two clients on a 2-core machine starve each other's frames, and the
+/// skills' holds and waits are timed for one (a dig run beside the chain test broke too little
+/// to drop the player and walked away from its hole).
+static ONE_GAME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn artifacts() -> PathBuf {
     let dir = support::repo().join("target/artifacts/minecraft-web-closed-loop");
     std::fs::create_dir_all(&dir).expect("artifacts dir");
@@ -134,6 +139,7 @@ fn play_chain(game: &McwebGame, attempt: u64) -> Result<(), String> {
 /// tried in up to three fresh worlds with other starting views; every session is kept.
 #[test]
 fn planner_gets_a_log_then_crafts_up_to_a_wooden_pickaxe_on_the_minecraft_client() {
+    let _one = ONE_GAME.lock().unwrap_or_else(|e| e.into_inner());
     let mut failures = Vec::new();
     for view_seed in [21, 22, 23] {
         let game = McwebGame::start(20241024);
@@ -171,13 +177,29 @@ fn standable(server: &vistawise::mcweb::McwebServer, x: i64, y: i64, z: i64) -> 
 /// The skill `dig_vertical_mine_tunnels` from the corner of a block, where the player's box
 /// (0.6 wide) stands on four blocks at once: a shaft dug only under the eye left the player up on
 /// the other three. Judged by the server: the player went down and holds the cobblestone of the
-/// stone pickaxe's recipe.
+/// stone pickaxe's recipe. A dig has a success rate too (12 of 12 by hand, 8 of 9 in the closed
+/// loop; docs/minecraft-web.md): two corners, each in a fresh world, are tried.
 #[test]
 fn digging_down_from_the_corner_of_a_block_reaches_stone_on_the_minecraft_client() {
+    let _one = ONE_GAME.lock().unwrap_or_else(|e| e.into_inner());
+    let mut failures = Vec::new();
+    for seeds in [[31, 32, 33, 34], [35, 36, 37, 38]] {
+        match dig_from_a_corner(&seeds) {
+            Ok(()) => return,
+            Err(e) => failures.push(e),
+        }
+    }
+    panic!("both digs failed:\n{}", failures.join("\n---\n"));
+}
+
+/// Stands the player at the corner of a block near a tree of one of `seeds` (whose three other
+/// blocks are standable at the same height) with a wooden pickaxe, digs down, and says how it
+/// ended when it did not go down three blocks with three cobblestone.
+fn dig_from_a_corner(seeds: &[u64]) -> Result<(), String> {
     let game = McwebGame::start(20241024);
     let server = game.server();
     let mut start = None;
-    'seeds: for seed in [31, 32, 33, 34] {
+    'seeds: for &seed in seeds {
         face_a_tree(&game, seed);
         let pos = server.player().expect("state").pos.expect("a position");
         let (bx, by, bz) = (
@@ -185,7 +207,6 @@ fn digging_down_from_the_corner_of_a_block_reaches_stone_on_the_minecraft_client
             pos.y.round() as i64,
             pos.z.floor() as i64,
         );
-        // A corner of the block whose three other blocks are standable at the same height.
         for (sx, sz) in [(1, 1), (1, -1), (-1, 1), (-1, -1)] {
             if [(sx, 0), (0, sz), (sx, sz)]
                 .iter()
@@ -220,12 +241,11 @@ fn digging_down_from_the_corner_of_a_block_reaches_stone_on_the_minecraft_client
     );
     let player = server.player().expect("state");
     let end = player.pos.expect("a position");
-    assert!(
-        end.y <= y - 3.0 && player.count("cobblestone") >= 3,
+    if end.y <= y - 3.0 && player.count("cobblestone") >= 3 {
+        return Ok(());
+    }
+    Err(format!(
         "from ({x:.2}, {y}, {z:.2}) the dig ended at ({:.2}, {}, {:.2}) holding {:?}",
-        end.x,
-        end.y,
-        end.z,
-        player.inventory
-    );
+        end.x, end.y, end.z, player.inventory
+    ))
 }
