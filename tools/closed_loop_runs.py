@@ -127,13 +127,17 @@ class McwebGame:
             time.sleep(1.0)
         print(f"the client still showed only sky after {limit:.0f} s; playing anyway", flush=True)
 
+    def player(self) -> dict:
+        """The player as the server's state has it ({} before it joined)."""
+        return (self.send({"cmd": "state"}).get("players") or [{}])[0]
+
     def pose(self) -> dict:
         """The player's position, yaw and pitch as the server has them ({} when it has none)."""
-        player = (self.send({"cmd": "state"}).get("players") or [{}])[0]
+        player = self.player()
         return {k: player[k] for k in ("pos", "yaw", "pitch") if k in player}
 
     def count(self, suffix: str) -> int:
-        player = (self.send({"cmd": "state"}).get("players") or [{}])[0]
+        player = self.player()
         # Slots 0-4 are the 2x2 crafting grid and its result: not owned.
         return sum(int(s["count"]) for s in player.get("inventory", [])
                    if s["slot"] >= 5 and s["name"].endswith(suffix))
@@ -142,7 +146,7 @@ class McwebGame:
         """As Minetest's `stand_near_ore`: coal dug on the way down is taken away, then an open pit
         is dug beside where the player is (up to PIT['tries'] places) and the player put
         2.5-4.5 blocks from coal ore in its walls."""
-        player = (self.send({"cmd": "state"}).get("players") or [{}])[0]
+        player = self.player()
         kept = {str(s["slot"]): f"{s['name']} {s['count']}" for s in player.get("inventory", [])
                 if 9 <= s["slot"] <= 44 and s["name"] != "coal"}
         self.send({"cmd": "set_inventory", "slots": kept})
