@@ -821,10 +821,15 @@ fn a_tool_the_open_inventory_showed_is_still_owned_when_the_hud_misses_it() {
         act(w.step("Cobblestone", vec![], vec![planks.clone()])),
         call("dig_vertical_mine_tunnels", &[1.0, 16.0])
     );
-    assert_eq!(
-        act(w.step("Cobblestone", vec![], vec![planks.clone()])).skill,
-        "dig_vertical_mine_tunnels"
-    );
+    // No cobblestone on the HUD after the dig: the bag is looked in for it (the dig's, not a
+    // pickaxe craft's look).
+    match w.step("Cobblestone", vec![], vec![planks.clone()]) {
+        PlanStep::Act(c, why) => {
+            assert_eq!(c.skill, "open_inventory");
+            assert!(why.contains("get Cobblestone"), "{why}");
+        }
+        other => panic!("{other:?}"),
+    }
     // Once a screen shows the bag without it, it is no longer owned.
     let mut w2 = world();
     w2.step("Cobblestone", vec![], vec![planks.clone()]);
@@ -1225,5 +1230,65 @@ fn a_walk_after_which_the_box_only_jitters_is_followed_by_a_jump() {
     assert_eq!(
         act(w.step("Log", vec![after], vec![])),
         call("jump_forward", &[1.0])
+    );
+}
+
+#[test]
+fn after_a_blind_gather_of_the_target_that_the_hud_does_not_show_the_bag_is_looked_in() {
+    // Seed 191 on the client: the hotbar was full of things the detector does not know, the
+    // dug cobblestone went to the bag's other rows, and the task dug on for 14 rounds with 22
+    // cobblestone in the bag. Only the pickaxe shows on the HUD.
+    let mut w = world_of("minecraft-web", (1280, 720));
+    let (kx, ky) = slot(&w, "hud.hotbar.4");
+    let hud = vec![icon("wood_pickaxe_icon", kx, ky)];
+    // The target is not looked for in the bag first: it would show on the HUD.
+    assert_eq!(
+        act(w.step("Cobblestone", vec![], hud.clone())).skill,
+        "dig_vertical_mine_tunnels"
+    );
+    // The dig brought nothing the HUD shows: look in the bag before digging again.
+    match w.step("Cobblestone", vec![], hud.clone()) {
+        PlanStep::Act(c, why) => {
+            assert_eq!(c.skill, "open_inventory", "{why}");
+            assert!(why.contains("look in the bag"), "{why}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // The open inventory shows the cobblestone in its main rows: the target is obtained.
+    let (bx, by) = slot(&w, "inventory.hotbar.4");
+    let (cx, cy) = slot(&w, "inventory.main.12");
+    let open = vec![
+        icon("wood_pickaxe_icon", bx, by),
+        icon("cobblestone_icon", cx, cy),
+    ];
+    assert!(matches!(
+        w.step_marked("Cobblestone", vec![], open, &["inventory"]),
+        PlanStep::Done
+    ));
+
+    // No cobblestone in the bag either: close it and dig again, and look again after that dig
+    // (once per dig, not before every step).
+    let mut w = world_of("minecraft-web", (1280, 720));
+    let no_cobble = vec![icon("wood_pickaxe_icon", bx, by)];
+    let mut skills = Vec::new();
+    for i in 0..7 {
+        let step = if i == 2 || i == 5 {
+            w.step_marked("Cobblestone", vec![], no_cobble.clone(), &["inventory"])
+        } else {
+            w.step("Cobblestone", vec![], hud.clone())
+        };
+        skills.push(act(step).skill);
+    }
+    assert_eq!(
+        skills,
+        [
+            "dig_vertical_mine_tunnels",
+            "open_inventory",
+            "close_screen",
+            "dig_vertical_mine_tunnels",
+            "open_inventory",
+            "close_screen",
+            "dig_vertical_mine_tunnels",
+        ]
     );
 }

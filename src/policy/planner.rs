@@ -140,7 +140,8 @@ pub struct PlannerConfig {
     /// ingredient (not the target) while no screen is open, the planner opens that screen once
     /// to look: the HUD shows only the hotbar, and an ingredient in the bag's other rows looked
     /// missing (the closed loop's stone pickaxe went for a tree to make the sticks its bag
-    /// already held).
+    /// already held). It looks again, the target too, before gathering again what a blind
+    /// gather (no `approach`) or a gather with a full HUD hotbar went for.
     #[serde(default)]
     pub bag_screen: Option<String>,
     /// The skill that moves an item from the open bag screen to the hotbar, called with the
@@ -405,6 +406,13 @@ pub struct Planner {
     /// The item to gather the bag was last looked at for (`bag_screen`): a screen was open when
     /// gathering it was decided, so what it is wanted for was not just missing from the HUD.
     bag_seen_for: Option<NodeIndex>,
+    /// Items a gather call went for since a screen last showed the bag, where the item may
+    /// have gone past the HUD: a blind gather (no `approach`: nothing on screen says whether it
+    /// brought anything) or a full HUD hotbar. The planner looks in the bag before gathering
+    /// such an item again, the target too (seen there, the success check ends the task): a
+    /// cobblestone task dug 22 cobblestone into the bag behind a hotbar of junk and dug on for
+    /// 14 rounds, the HUD never showing one.
+    gathered_unseen: BTreeSet<NodeIndex>,
     /// Items an open screen showed missing from the bag: their sightings on the HUD hotbar
     /// (drawn over the world, whose empty slots show the world through) are left out until a
     /// screen shows them in the bag or the planner gathers again. Without this the closed loop
@@ -566,6 +574,7 @@ impl Planner {
             last_walk: None,
             exploring_for: None,
             bag_seen_for: None,
+            gathered_unseen: BTreeSet::new(),
             refuted_on_hud: BTreeSet::new(),
             seen_in_screen: BTreeSet::new(),
             bag_tools: BTreeMap::new(),
@@ -771,6 +780,9 @@ impl Planner {
             // world). Plan from what is there: place it again, or make another.
             self.screen = None;
         }
+        if in_view.is_some() {
+            self.gathered_unseen.clear();
+        }
         if self.screen.is_none() {
             self.screen = in_view;
         }
@@ -781,7 +793,7 @@ impl Planner {
             .unwrap_or(Goal::Unknown(target));
         let step = match goal {
             Goal::Craft(item) => self.craft(item, view),
-            Goal::Gather(item) if item != target && self.look_in_bag_first(item, view) => Ok(()),
+            Goal::Gather(item) if self.look_in_bag_first(item, target, view) => Ok(()),
             Goal::Gather(item) => self.gather(item, view),
             Goal::Unknown(item) => Err(format!(
                 "no planner rule obtains \"{}\"",
@@ -794,17 +806,22 @@ impl Planner {
         }
     }
 
-    /// Queues opening the bag screen when gathering `item` (on the way to the target, not the
-    /// target itself: a target in the bag ends the task through the success check) was decided
-    /// from the HUD alone and the bag has not been looked at for it yet (`bag_screen`); true
-    /// when it did.
-    fn look_in_bag_first(&mut self, item: NodeIndex, view: &View) -> bool {
+    /// Queues opening the bag screen (`bag_screen`) when gathering `item` was decided from the
+    /// HUD alone and either the bag has not been looked at for it yet (an ingredient, not the
+    /// target: a target in the bag shows on the HUD too unless the hotbar is full) or a gather
+    /// of it since the last look may have put it past the HUD (`gathered_unseen`); true when
+    /// it did.
+    fn look_in_bag_first(&mut self, item: NodeIndex, target: NodeIndex, view: &View) -> bool {
         let Some(bag) = self.config.bag_screen.clone() else {
             return false;
         };
-        if self.screen.is_some() || self.bag_seen_for == Some(item) {
+        if self.screen.is_some() {
             // An open screen shows the bag: the decision already saw it.
             self.bag_seen_for = Some(item);
+            return false;
+        }
+        let unseen = self.gathered_unseen.remove(&item);
+        if !unseen && (item == target || self.bag_seen_for == Some(item)) {
             return false;
         }
         let Some(rule) = self.config.screens.get(&bag).cloned() else {
@@ -1162,6 +1179,7 @@ impl Planner {
         let mut call = vec![ArgToken::Token(rule.skill.clone())];
         call.extend(rule.args.iter().cloned());
         let Some(approach) = rule.approach.as_deref() else {
+            self.gathered_unseen.insert(item);
             self.pending.push_back((call, format!("get {name}")));
             return Ok(());
         };
@@ -1314,12 +1332,30 @@ impl Planner {
         } else {
             self.gather_streak += 1;
             self.mined = Some((item, held(view)));
+            if self.hud_hotbar_full(view) {
+                self.gathered_unseen.insert(item);
+            }
             self.pending.push_back((
                 call,
                 format!("{approach} aimed at and in reach: get {name}"),
             ));
         }
         Ok(())
+    }
+
+    /// Whether every slot of the HUD hotbar shows an icon (and no screen showed it empty since
+    /// the last gather): an item picked up then goes to the bag's other rows.
+    fn hud_hotbar_full(&self, view: &View) -> bool {
+        let slots = hotbar_slots("hud.hotbar", view);
+        !slots.is_empty()
+            && slots.iter().all(|(key, c)| {
+                !self.empty_hotbar_keys.contains(key)
+                    && view
+                        .perception
+                        .icons
+                        .iter()
+                        .any(|i| on_a_slot(i.x, i.y, &[*c], view))
+            })
     }
 
     /// The next detour: `detour` with its turns mirrored every other time.
