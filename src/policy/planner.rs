@@ -397,6 +397,10 @@ pub struct Planner {
     /// The aiming turn of the step before, if the step before aimed: a turn straight back is
     /// two detections taking turns as the target (seen on the real game), and ends in a walk.
     last_turn: Option<(f32, f32)>,
+    /// The aiming turn before `last_turn`, when both were aiming turns in a row: three turns that
+    /// come back to where the view was are three detections taking turns (seed 195's coal pit:
+    /// the same three turns for 27 steps).
+    turn_before_last: Option<(f32, f32)>,
     /// The target's box (x, y, w) when the planner last walked toward it: the same box after
     /// the walk means the player is stuck against a block, and the next walk jumps.
     last_walk: Option<(f32, f32, f32)>,
@@ -413,6 +417,14 @@ pub struct Planner {
     /// cobblestone task dug 22 cobblestone into the bag behind a hotbar of junk and dug on for
     /// 14 rounds, the HUD never showing one.
     gathered_unseen: BTreeSet<NodeIndex>,
+    /// The item of the last blind gather and how many the bag held before it (0 when not
+    /// seen, `None` when unread); the item the bag was last looked in for after a blind gather
+    /// of it (`gathered_unseen`); and the item that look found no more of: the next blind
+    /// gather of it starts with a `detour`, away from the spot (seed 199: twelve digs at one
+    /// spot, the player never went down, one cobblestone more in all).
+    blind_before: Option<(NodeIndex, Option<u32>)>,
+    looked_after_blind: Option<NodeIndex>,
+    blind_gather_empty: Option<NodeIndex>,
     /// Items an open screen showed missing from the bag: their sightings on the HUD hotbar
     /// (drawn over the world, whose empty slots show the world through) are left out until a
     /// screen shows them in the bag or the planner gathers again. Without this the closed loop
@@ -431,6 +443,11 @@ pub struct Planner {
     fetched_to_hotbar: Option<NodeIndex>,
     /// The item whose thing was just mined (`pickup_walk`), and how many the bag held before.
     mined: Option<(NodeIndex, Option<u32>)>,
+    /// Mines in a row after which the item did not come (`pickup_walk`): at
+    /// `FRUITLESS_MINES_BEFORE_DETOUR` the planner goes round instead (seed 193: a trunk on a
+    /// hill two blocks up, its box wide enough to read as in reach, mined and walked at from
+    /// the foot of the hill 26 times).
+    fruitless_mines: u32,
     /// Hotbar keys whose slot the last screen in view showed empty in its hotbar row: what the
     /// HUD shows there is the world through the empty slot (a poppy behind one read as a log
     /// and planks, and the loop opened the inventory to craft planks and closed it to get a
@@ -448,6 +465,9 @@ pub struct Planner {
 
 /// Looks around in a row, with no gather between, after which the next one is a detour.
 const EXPLORES_BEFORE_DETOUR: u32 = 2;
+
+/// Mines in a row that brought nothing (`pickup_walk` on), after which the next step is a detour.
+const FRUITLESS_MINES_BEFORE_DETOUR: u32 = 3;
 
 /// A target's demand being worked out: what is left in the bag, the stations and tools already
 /// counted, and what must still come from the world.
@@ -495,6 +515,15 @@ impl View<'_> {
         };
         let counted = if on_screen.is_empty() { bag } else { on_screen };
         counted.iter().map(|i| i.count).sum()
+    }
+
+    /// How many of `node` the bag holds as far as can be told: 0 when none shows, `None` when
+    /// a count could not be read.
+    fn held(&self, node: NodeIndex) -> Option<u32> {
+        match self.count(node, None) {
+            None if !self.has(node) => Some(0),
+            n => n,
+        }
     }
 
     /// Where `node`'s icon is in the bag: its biggest read stack, else the first.
@@ -571,15 +600,20 @@ impl Planner {
             gather_streak: 0,
             gather_item: None,
             last_turn: None,
+            turn_before_last: None,
             last_walk: None,
             exploring_for: None,
             bag_seen_for: None,
             gathered_unseen: BTreeSet::new(),
+            blind_before: None,
+            looked_after_blind: None,
+            blind_gather_empty: None,
             refuted_on_hud: BTreeSet::new(),
             seen_in_screen: BTreeSet::new(),
             bag_tools: BTreeMap::new(),
             fetched_to_hotbar: None,
             mined: None,
+            fruitless_mines: 0,
             empty_hotbar_keys: BTreeSet::new(),
             explores_since_gather: 0,
             detours: 0,
@@ -767,17 +801,22 @@ impl Planner {
         {
             self.screen = in_view.clone();
         }
-        if self
+        if let Some(station) = self
             .screen
             .as_ref()
             .and_then(|s| self.config.screens.get(s))
-            .is_some_and(|r| r.station.is_some())
+            .and_then(|r| r.station.as_deref())
             && in_view.is_none()
         {
             // A station's screen opened by the planner that shows no item in any slot did not
             // open: the block was placed out of reach or the click missed it (a crafting table
             // placed against leaves overhead, then 100 steps of "crafting" by clicking the
-            // world). Plan from what is there: place it again, or make another.
+            // world). Plan from what is there: place it again, or make another. Placed, it is
+            // no longer where a screen last showed it (seed 191: placed 11 times from the key
+            // an old look at the bag gave it, the slot empty after the first).
+            if let Some(node) = view.kg.node(station) {
+                self.bag_tools.remove(&node);
+            }
             self.screen = None;
         }
         if in_view.is_some() {
@@ -824,6 +863,12 @@ impl Planner {
         if !unseen && (item == target || self.bag_seen_for == Some(item)) {
             return false;
         }
+        let blind = self
+            .config
+            .gather
+            .get(view.kg.name(item))
+            .is_some_and(|r| r.approach.is_none());
+        self.looked_after_blind = (unseen && blind).then_some(item);
         let Some(rule) = self.config.screens.get(&bag).cloned() else {
             return false;
         };
@@ -1169,38 +1214,68 @@ impl Planner {
             .cloned()
             .ok_or_else(|| format!("no gather rule for {name}"))?;
         if self.screen.is_some() {
+            if self.looked_after_blind.take() == Some(item)
+                && let Some((gathered, before)) = self.blind_before.take()
+                && gathered == item
+                && matches!((before, view.held(item)), (Some(b), Some(n)) if n <= b)
+            {
+                self.blind_gather_empty = Some(item);
+            }
             self.close_screen(&format!("close the screen to go and get {name}"));
             return Ok(());
         }
         if self.gather_item != Some(item) {
             self.gather_item = Some(item);
             self.gather_streak = 0;
+            self.fruitless_mines = 0;
         }
         let mut call = vec![ArgToken::Token(rule.skill.clone())];
         call.extend(rule.args.iter().cloned());
         let Some(approach) = rule.approach.as_deref() else {
+            if self.blind_gather_empty.take() == Some(item) && !self.config.detour.is_empty() {
+                let detour = self.detour();
+                self.queue(
+                    &detour,
+                    &format!("the bag held no more {name} after the last try: go elsewhere first"),
+                );
+            }
             self.gathered_unseen.insert(item);
+            self.blind_before = Some((item, view.held(item)));
             self.pending.push_back((call, format!("get {name}")));
             return Ok(());
         };
         let walk_seconds = rule
             .approach_seconds
             .unwrap_or(self.config.approach_seconds);
-        let held = |view: &View| match view.count(item, None) {
-            None if !view.has(item) => Some(0),
-            n => n,
-        };
         if let Some((mined, before)) = self.mined.take()
             && let Some(seconds) = self.config.pickup_walk
             && mined == item
         {
-            let came = match (before, held(view)) {
+            let now = view.held(item);
+            let came = match (before, now) {
                 (Some(b), Some(n)) => n > b,
                 (None, Some(_)) => true,
                 (_, None) => false,
             };
+            // Known to have brought nothing (an unread count may hide a log that came).
+            let nothing = matches!((before, now), (Some(b), Some(n)) if n <= b);
             // Either way the next mine is a fresh try: the item came, or its drop is walked to.
             self.gather_streak = 0;
+            self.fruitless_mines = if nothing { self.fruitless_mines + 1 } else { 0 };
+            if self.fruitless_mines >= FRUITLESS_MINES_BEFORE_DETOUR
+                && !self.config.detour.is_empty()
+            {
+                self.fruitless_mines = 0;
+                self.last_turn = None;
+                let detour = self.detour();
+                self.queue(
+                    &detour,
+                    &format!(
+                        "mined the {approach} {FRUITLESS_MINES_BEFORE_DETOUR} times and no {name} came: go round"
+                    ),
+                );
+                return Ok(());
+            }
             if !came {
                 self.last_turn = None;
                 // With a jump first: the drop may lie a step up (a trunk on a terrace).
@@ -1237,6 +1312,8 @@ impl Planner {
             });
         let Some(e) = nearest else {
             self.gather_streak = 0;
+            // Mines in a row are mines at one thing: out of sight, the next is another.
+            self.fruitless_mines = 0;
             if let (Some(seconds), Some(_)) = (self.config.lost_target_walk, self.last_turn.take())
             {
                 self.walk(
@@ -1270,10 +1347,13 @@ impl Planner {
         };
         let aim_y = e.y - e.h / 2.0 + e.h * rule.aim_y.clamp(0.0, 1.0);
         let (dx, dy) = ((e.x - cx).round(), (aim_y - cy).round());
-        let turns_back = self
-            .last_turn
-            .take()
-            .is_some_and(|(px, py)| (dx + px).hypot(dy + py) <= 2.0 * self.config.aim_tolerance_px);
+        let prev = self.last_turn.take();
+        let before_prev = self.turn_before_last.take();
+        let back_where_it_was = |x: f32, y: f32| x.hypot(y) <= 2.0 * self.config.aim_tolerance_px;
+        let turns_back = prev.is_some_and(|(px, py)| {
+            back_where_it_was(dx + px, dy + py)
+                || before_prev.is_some_and(|(qx, qy)| back_where_it_was(dx + px + qx, dy + py + qy))
+        });
         // A near object fills much of the view and its box jumps from frame to frame: with the
         // crosshair well inside it (the middle half across, below its top fifth) it is aimed at,
         // even away from the aim point (the closed loop turned at a trunk right in front of it
@@ -1293,6 +1373,7 @@ impl Planner {
         } else if !aimed {
             self.gather_streak = 0;
             self.last_turn = Some((dx, dy));
+            self.turn_before_last = prev;
             self.pending.push_back((
                 vec![
                     ArgToken::Token("turn".into()),
@@ -1331,7 +1412,7 @@ impl Planner {
             }
         } else {
             self.gather_streak += 1;
-            self.mined = Some((item, held(view)));
+            self.mined = Some((item, view.held(item)));
             if self.hud_hotbar_full(view) {
                 self.gathered_unseen.insert(item);
             }

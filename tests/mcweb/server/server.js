@@ -1071,6 +1071,21 @@ const commands = {
     const e = serv.spawnObject(ITEM_ENTITY, p.world, pos, { velocity: new Vec3(0, 0, 0), itemId: def.id, itemDamage: 0, itemCount: +count, pickupTime: 500, deathTime: 5 * 60 * 1000 })
     return { ok: true, entityId: e?.id }
   },
+  // {cmd:'items', player?, radius?:16}  the item entities on the ground within radius of the player,
+  // nearest first: where a broken block's drop went (the closed loop's pickups)
+  items: ({ player, radius = 16 }) => {
+    const p = findPlayer(player)
+    const out = []
+    for (const e of Object.values(serv.entities)) {
+      if (!e.itemId || e.world !== p.world) continue
+      const d = e.position.distanceTo(p.position)
+      if (d > +radius) continue
+      const { x, y, z } = e.position
+      out.push({ name: mcData.items[e.itemId]?.name ?? String(e.itemId), count: e.itemCount || 1, x: round(x), y: round(y), z: round(z), d: round(d, 2) })
+    }
+    out.sort((a, b) => a.d - b.d)
+    return out
+  },
   // {cmd:'face_block', player?, blocks?:['oak_log' or '*_log',...] (default every *_log), seed?:0, min_dist?:2.5,
   //  max_dist?:4.5, radius?:24, reach?:4.5, levels?, x?,y?,z? (centre; default the player's spawn point),
   //  yaw_jitter?:0, pitch_jitter?:0 (degrees, uniform +-), pitch_offset?:0 (degrees further down)}

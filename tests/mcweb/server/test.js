@@ -490,3 +490,15 @@ serverTest('an attack on an entity that is not there is ignored, the server stay
   assert.ok((await me(srv)).pos, 'and still answers for the player')
   assert.ok(srv.logText().includes('attack on entity 987654, which is not there: ignored'))
 })
+
+serverTest('items: the item entities on the ground near the player, nearest first', async (srv, bot) => {
+  const p = await me(srv)
+  const at = (dx) => ({ x: p.pos.x + dx, y: p.pos.y + 3, z: p.pos.z })
+  await cmd(srv, { cmd: 'drop', item: 'oak_log', count: 2, ...at(6) })
+  await cmd(srv, { cmd: 'drop', item: 'cobblestone', count: 1, ...at(4) })
+  await cmd(srv, { cmd: 'drop', item: 'stick', count: 1, ...at(20) })
+  const items = await cmd(srv, { cmd: 'items' })
+  assert.deepEqual(items.map(i => `${i.name}:${i.count}`), ['cobblestone:1', 'oak_log:2'])
+  assert.ok(items[0].d < items[1].d && Math.abs(items[1].x - (p.pos.x + 6)) < 1, JSON.stringify(items))
+  assert.equal((await cmd(srv, { cmd: 'items', radius: 40 })).length, 3)
+})
