@@ -255,3 +255,17 @@ fn a_craft_that_yields_nothing_is_refused() {
         "{err}"
     );
 }
+
+#[test]
+fn a_screen_that_takes_back_a_station_must_name_it() {
+    let (config, result, _) = planner_rules_with(
+        "[planner.screens.inventory]\nopen = [[\"open_inventory\"]]",
+        "[planner.screens.inventory]\ntaken_back = true\nopen = [[\"open_inventory\"]]",
+    );
+    assert!(!config.screens["inventory"].taken_back);
+    let err = result.expect_err("taken_back without a station is refused");
+    assert!(
+        err.contains("screen inventory: taken_back needs the station"),
+        "{err}"
+    );
+}

@@ -99,6 +99,12 @@ pub struct ScreenRule {
     /// Leaving out the craft grid and the result keeps a leftover there from being used.
     #[serde(default)]
     pub take_from: Vec<String>,
+    /// The close calls take the placed station back (the web client's `take_back_block`): when
+    /// it does not show in the bag after them, a `pickup_walk` toward where it stood follows,
+    /// once (seed 198: the table, placed on a tree stump, was broken but never came back, and
+    /// the stone pickaxe needed a new one from the bottom of a shaft).
+    #[serde(default)]
+    pub taken_back: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -355,6 +361,10 @@ impl PlannerConfig {
         for (name, screen) in &self.screens {
             if let Some(s) = &screen.station {
                 node(s)?;
+            } else if screen.taken_back {
+                return Err(format!(
+                    "screen {name}: taken_back needs the station it takes back (station = \"...\")"
+                ));
             }
             for t in screen.open.iter().chain(&screen.close) {
                 template(t, &format!("screen {name}"))?;
@@ -443,11 +453,8 @@ pub struct Planner {
     fetched_to_hotbar: Option<NodeIndex>,
     /// The item whose thing was just mined (`pickup_walk`), and how many the bag held before.
     mined: Option<(NodeIndex, Option<u32>)>,
-    /// Mines in a row after which the item did not come (`pickup_walk`): at
-    /// `FRUITLESS_MINES_BEFORE_DETOUR` the planner goes round instead (seed 193: a trunk on a
-    /// hill two blocks up, its box wide enough to read as in reach, mined and walked at from
-    /// the foot of the hill 26 times).
-    fruitless_mines: u32,
+    /// The station the queued close calls take back (`taken_back`), until the step after them.
+    taking_back: Option<String>,
     /// Hotbar keys whose slot the last screen in view showed empty in its hotbar row: what the
     /// HUD shows there is the world through the empty slot (a poppy behind one read as a log
     /// and planks, and the loop opened the inventory to craft planks and closed it to get a
@@ -465,9 +472,6 @@ pub struct Planner {
 
 /// Looks around in a row, with no gather between, after which the next one is a detour.
 const EXPLORES_BEFORE_DETOUR: u32 = 2;
-
-/// Mines in a row that brought nothing (`pickup_walk` on), after which the next step is a detour.
-const FRUITLESS_MINES_BEFORE_DETOUR: u32 = 3;
 
 /// A target's demand being worked out: what is left in the bag, the stations and tools already
 /// counted, and what must still come from the world.
@@ -613,7 +617,7 @@ impl Planner {
             bag_tools: BTreeMap::new(),
             fetched_to_hotbar: None,
             mined: None,
-            fruitless_mines: 0,
+            taking_back: None,
             empty_hotbar_keys: BTreeSet::new(),
             explores_since_gather: 0,
             detours: 0,
@@ -788,6 +792,17 @@ impl Planner {
         }
         if view.has(target) {
             return PlanStep::Done;
+        }
+        if let Some(station) = self.taking_back.take()
+            && let Some(seconds) = self.config.pickup_walk
+            && view.kg.node(&station).is_some_and(|n| !view.has(n))
+        {
+            self.walk(
+                JUMP,
+                seconds,
+                format!("took the {station} back but it did not come: walk to where it stood"),
+            );
+            return self.next_pending(view);
         }
         let in_view = self.screen_in_view(view);
         // A screen in view that its marker tells from the one believed open is the one open: the
@@ -1171,6 +1186,11 @@ impl Planner {
             && let Some(rule) = self.config.screens.get(&open).cloned()
         {
             self.queue(&rule.close, why);
+            if rule.taken_back {
+                // The station comes back into a slot the screen showed empty.
+                self.empty_hotbar_keys.clear();
+                self.taking_back = rule.station.clone();
+            }
         }
     }
 
@@ -1227,7 +1247,6 @@ impl Planner {
         if self.gather_item != Some(item) {
             self.gather_item = Some(item);
             self.gather_streak = 0;
-            self.fruitless_mines = 0;
         }
         let mut call = vec![ArgToken::Token(rule.skill.clone())];
         call.extend(rule.args.iter().cloned());
@@ -1251,31 +1270,13 @@ impl Planner {
             && let Some(seconds) = self.config.pickup_walk
             && mined == item
         {
-            let now = view.held(item);
-            let came = match (before, now) {
+            let came = match (before, view.held(item)) {
                 (Some(b), Some(n)) => n > b,
                 (None, Some(_)) => true,
                 (_, None) => false,
             };
-            // Known to have brought nothing (an unread count may hide a log that came).
-            let nothing = matches!((before, now), (Some(b), Some(n)) if n <= b);
             // Either way the next mine is a fresh try: the item came, or its drop is walked to.
             self.gather_streak = 0;
-            self.fruitless_mines = if nothing { self.fruitless_mines + 1 } else { 0 };
-            if self.fruitless_mines >= FRUITLESS_MINES_BEFORE_DETOUR
-                && !self.config.detour.is_empty()
-            {
-                self.fruitless_mines = 0;
-                self.last_turn = None;
-                let detour = self.detour();
-                self.queue(
-                    &detour,
-                    &format!(
-                        "mined the {approach} {FRUITLESS_MINES_BEFORE_DETOUR} times and no {name} came: go round"
-                    ),
-                );
-                return Ok(());
-            }
             if !came {
                 self.last_turn = None;
                 // With a jump first: the drop may lie a step up (a trunk on a terrace).
@@ -1312,8 +1313,6 @@ impl Planner {
             });
         let Some(e) = nearest else {
             self.gather_streak = 0;
-            // Mines in a row are mines at one thing: out of sight, the next is another.
-            self.fruitless_mines = 0;
             if let (Some(seconds), Some(_)) = (self.config.lost_target_walk, self.last_turn.take())
             {
                 self.walk(
