@@ -591,6 +591,14 @@ fn hotbar_item(t: &ArgToken) -> Option<&str> {
     }
 }
 
+/// Whether the detector found an icon of any class on the slot centred at `c`.
+fn any_icon_on(c: (f32, f32), view: &View) -> bool {
+    view.perception
+        .icons
+        .iter()
+        .any(|i| view.layout.on_slot(i.x, i.y, c))
+}
+
 fn on_a_slot(x: f32, y: f32, slots: &[(f32, f32)], view: &View) -> bool {
     slots.iter().any(|c| view.layout.on_slot(x, y, *c))
 }
@@ -716,13 +724,7 @@ impl Planner {
     fn note_empty_hotbar_keys(&mut self, view: &View, screen: &str) {
         self.empty_hotbar_keys = hotbar_slots(&format!("{screen}.hotbar"), view)
             .into_iter()
-            .filter(|(_, c)| {
-                !view
-                    .perception
-                    .icons
-                    .iter()
-                    .any(|i| on_a_slot(i.x, i.y, &[*c], view))
-            })
+            .filter(|(_, c)| !any_icon_on(*c, view))
             .map(|(key, _)| key)
             .collect();
     }
@@ -1428,14 +1430,9 @@ impl Planner {
     fn hud_hotbar_full(&self, view: &View) -> bool {
         let slots = hotbar_slots("hud.hotbar", view);
         !slots.is_empty()
-            && slots.iter().all(|(key, c)| {
-                !self.empty_hotbar_keys.contains(key)
-                    && view
-                        .perception
-                        .icons
-                        .iter()
-                        .any(|i| on_a_slot(i.x, i.y, &[*c], view))
-            })
+            && slots
+                .iter()
+                .all(|(key, c)| !self.empty_hotbar_keys.contains(key) && any_icon_on(*c, view))
     }
 
     /// The next detour: `detour` with its turns mirrored every other time.
