@@ -394,3 +394,109 @@ fn the_report_renders_in_headless_chromium_without_console_errors() {
     assert_eq!(png.width(), 1280);
     eprintln!("report screenshot: {}", shot.display());
 }
+
+/// `play --frames DIR --dry-run` with the planner, no display.
+fn play_frames(frames: &std::path::Path, sessions: &std::path::Path, id: &str) -> Command {
+    let mut cmd = binary();
+    cmd.args([
+        "play",
+        "--task",
+        "planks",
+        "--policy",
+        "planner",
+        "--dry-run",
+        "--session-id",
+        id,
+    ])
+    .arg("--frames")
+    .arg(frames)
+    .env_remove("DISPLAY")
+    .env("VISTAWISE_ORT_LIB", support::ort_lib())
+    .env(
+        "VISTAWISE_DETECTOR__MODEL",
+        "tests/fixtures/detector/tiny-raw.onnx",
+    )
+    .env("VISTAWISE_SESSION__DIR", sessions);
+    cmd
+}
+
+#[test]
+fn a_frame_cut_short_ends_the_session_with_its_reason_in_the_end_record() {
+    let dir = tempfile::tempdir().expect("temp");
+    let frames = dir.path().join("frames");
+    std::fs::create_dir_all(&frames).expect("frames dir");
+    let mut jpeg = Vec::new();
+    frame()
+        .write_to(
+            &mut std::io::Cursor::new(&mut jpeg),
+            image::ImageFormat::Jpeg,
+        )
+        .expect("encode");
+    for i in 1..=4 {
+        let bytes = if i == 3 {
+            &jpeg[..jpeg.len() / 3]
+        } else {
+            &jpeg[..]
+        };
+        std::fs::write(frames.join(format!("{i:06}.jpg")), bytes).expect("write");
+    }
+    let sessions = dir.path().join("sessions");
+    let (code, out, err) = run(&mut play_frames(&frames, &sessions, "cut"));
+    assert_ne!(code, 0, "{out}{err}");
+    assert!(
+        err.contains("000003.jpg") && err.contains("cut short"),
+        "{out}{err}"
+    );
+    let session = Session::load(&sessions.join("cut")).expect("session");
+    assert_eq!(session.steps.len(), 2, "the cut frame was played");
+    let end = session.end.expect("an end record");
+    assert!(
+        end.starts_with("error: ") && end.contains("000003.jpg"),
+        "{end}"
+    );
+}
+
+#[test]
+fn a_session_whose_answer_held_a_non_finite_number_stays_readable() {
+    // Before the parsers refused `nan`, such an answer's parsed call was written with a
+    // `null` argument; report and replay must still read that file.
+    let dir = tempfile::tempdir().expect("temp");
+    let sessions = dir.path().join("sessions");
+    let (code, out, err) = run(&mut play_frames(
+        &support::fixture("detector/images"),
+        &sessions,
+        "nan",
+    ));
+    assert_eq!(code, 1, "{out}{err}");
+    let log = sessions.join("nan/session.jsonl");
+    let text = std::fs::read_to_string(&log).expect("log");
+    let mut lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    let step = lines
+        .iter_mut()
+        .find(|l| l["kind"] == "step")
+        .expect("a step");
+    step["attempts"] = serde_json::json!([{
+        "answer": "Action: mine_log(nan)",
+        "parsed": {"skill": "mine_log", "args": [{"value": null}]},
+        "rejected": "argument `nan` is not a finite number"
+    }]);
+    let rewritten: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    std::fs::write(&log, rewritten.join("\n") + "\n").expect("rewrite");
+    let session = Session::load(&sessions.join("nan")).expect("readable");
+    let parsed = session.steps[0].attempts[0]
+        .parsed
+        .as_ref()
+        .expect("parsed");
+    assert!(parsed.args[0].value.is_nan());
+    let report = dir.path().join("report.html");
+    let (code, _, err) = vistawise(&[
+        "report",
+        sessions.join("nan").to_str().expect("utf8"),
+        "-o",
+        report.to_str().expect("utf8"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+}

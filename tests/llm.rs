@@ -298,3 +298,279 @@ fn structured_mode_sends_the_schema_and_takes_the_json_answer() {
         assert!(body.get("grammar").is_none());
     });
 }
+
+#[test]
+fn a_huge_retry_after_is_capped_instead_of_panicking() {
+    let rt = runtime();
+    rt.block_on(async {
+        for huge in ["1e300", "99999999999999999999"] {
+            let server = MockServer::start().await;
+            Mock::given(method("POST"))
+                .respond_with(ResponseTemplate::new(429).insert_header("Retry-After", huge))
+                .mount(&server)
+                .await;
+            let mut c = config(&server, "VW_TEST_NO_KEY");
+            // No retry: the header is read, the error comes back at once.
+            c.max_retries = 0;
+            let client = LlmClient::new(&c).expect("client");
+            match client.chat(&hello(), &ChatOptions::default()).await {
+                Err(LlmError::Status { status: 429, .. }) => {}
+                other => panic!("Retry-After {huge}: {other:?}"),
+            }
+        }
+    });
+}
+
+#[test]
+fn an_error_body_that_echoes_the_key_is_masked_in_the_error_and_the_recording() {
+    let rt = runtime();
+    let secret = "sk-echo-5f3a9c0e1b7d";
+    // SAFETY: only this test reads this variable.
+    unsafe { std::env::set_var("VW_TEST_LLM_KEY_ECHO", secret) };
+    let dir = tempfile::tempdir().expect("temp");
+    let err = rt.block_on(async {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(401).set_body_string(format!(
+                "{{\"error\": \"bad key\", \"headers\": {{\"Authorization\": \"Bearer {secret}\"}}}}"
+            )))
+            .mount(&server)
+            .await;
+        let client = LlmClient::new(&config(&server, "VW_TEST_LLM_KEY_ECHO"))
+            .expect("client")
+            .record_to(dir.path())
+            .expect("record");
+        client
+            .chat(&hello(), &ChatOptions::default())
+            .await
+            .expect_err("401")
+    });
+    let shown = err.to_string();
+    assert!(shown.contains("Bearer ****"), "{shown}");
+    assert!(!shown.contains(secret), "{shown}");
+    let recorded = std::fs::read_to_string(dir.path().join("exchange-001.json")).expect("record");
+    assert!(!recorded.contains(secret), "{recorded}");
+}
+
+#[test]
+fn a_base_url_with_credentials_beside_a_key_is_refused() {
+    // SAFETY: only this test reads this variable.
+    unsafe { std::env::set_var("VW_TEST_LLM_KEY_URL", "sk-url-test") };
+    let mut c = Config::builtin().llm;
+    c.base_url = "http://alice:hunter2@127.0.0.1:9/v1".into();
+    c.api_key_env = "VW_TEST_LLM_KEY_URL".into();
+    let err = LlmClient::new(&c).expect_err("two Authorization headers");
+    let shown = err.to_string();
+    assert!(shown.contains("user:password"), "{shown}");
+    assert!(!shown.contains("hunter2"), "{shown}");
+    // Without a key the URL's credentials are the only ones: allowed.
+    c.api_key_env = "VW_TEST_NO_KEY".into();
+    LlmClient::new(&c).expect("credentials in the URL alone");
+}
+
+#[test]
+fn an_endpoint_that_reports_no_usage_is_counted_by_the_agent_and_priced() {
+    let profile = GameProfile::load(&support::repo(), "minecraft").expect("profile");
+    let layout = profile.gui.layout(1280, 720, GuiScale::Auto);
+    let ctx = ExpandContext {
+        window_w: 1280,
+        window_h: 720,
+        keys: &profile.keys,
+        slots: &layout,
+        camera: profile.camera,
+    };
+    let prices = PriceTable::load(&support::repo().join("config/prices.toml")).expect("prices");
+    let counter = vistawise::policy::TokenCounter::o200k().expect("tokenizer");
+    let rt = runtime();
+    rt.block_on(async {
+        let server = MockServer::start().await;
+        let mut answer = recorded("grammar/exchange-001.json");
+        answer
+            .as_object_mut()
+            .expect("object")
+            .remove("usage")
+            .expect("the recording has usage");
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(answer))
+            .mount(&server)
+            .await;
+        let mut c = config(&server, "VW_TEST_NO_KEY");
+        c.model = "gpt-4o-2024-08-06".into();
+        c.output_mode = OutputMode::Text;
+        let policy = LlmPolicy::new(LlmClient::new(&c).expect("client"), prices, &c);
+        let prompt = "Obtain a log. ".repeat(50);
+        let mut turn = policy
+            .decide(&prompt, &profile.skills, &ctx)
+            .await
+            .expect("turn");
+        assert_eq!(turn.usage.prompt_tokens, 0, "nothing reported");
+        assert_eq!(turn.cost_usd, Some(0.0));
+        policy.count_unreported(&mut turn, &counter);
+        assert!(turn.usage.estimated);
+        assert!(turn.usage.prompt_tokens >= counter.count(&prompt) as u64);
+        assert!(turn.usage.completion_tokens > 0);
+        assert!(turn.cost_usd.expect("gpt-4o has a price") > 0.0, "{turn:?}");
+        // The step record says the tokens are the agent's count.
+        let written = serde_json::to_value(turn.usage).expect("json");
+        assert_eq!(written["estimated"], true);
+    });
+}
+
+#[test]
+fn a_stop_cuts_a_slow_request_and_a_retry_back_off_at_once() {
+    use vistawise::agent::play::until_stopped;
+    use vistawise::skills::{StopFlag, StopReason};
+    let rt = runtime();
+    let (server, slow_uri) = rt.block_on(async {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .and(path("/slow/v1/chat/completions"))
+            .respond_with(ResponseTemplate::new(200).set_delay(Duration::from_secs(60)))
+            .mount(&server)
+            .await;
+        Mock::given(method("POST"))
+            .and(path("/busy/v1/chat/completions"))
+            .respond_with(ResponseTemplate::new(429).insert_header("Retry-After", "100"))
+            .mount(&server)
+            .await;
+        let uri = server.uri();
+        (server, uri)
+    });
+    for route in ["slow", "busy"] {
+        let mut c = Config::builtin().llm;
+        c.base_url = format!("{slow_uri}/{route}/v1");
+        c.api_key_env = "VW_TEST_NO_KEY".into();
+        c.timeout_secs = 90;
+        c.max_retries = 3;
+        let client = LlmClient::new(&c).expect("client");
+        let stop = StopFlag::default();
+        let pressed = stop.clone();
+        let ctrl_c = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            pressed.request(StopReason::Interrupted);
+        });
+        let started = Instant::now();
+        let out = until_stopped(&rt, &stop, client.chat(&hello(), &ChatOptions::default()));
+        ctrl_c.join().expect("thread");
+        assert!(out.is_none(), "{route}: the request was not cut: {out:?}");
+        // The request alone would take 60 s (slow) or 300 s of back-off (busy).
+        assert!(started.elapsed() < Duration::from_secs(20), "{route}");
+    }
+    drop(server);
+}
+
+/// A hostile endpoint: every kind of bad answer a server or model can give, in turn.
+struct Hostile(std::sync::atomic::AtomicUsize);
+
+const HOSTILE_KINDS: usize = 16;
+
+fn completion_with(content: Value) -> Value {
+    serde_json::json!({
+        "model": "fuzz",
+        "choices": [{"message": {"role": "assistant", "content": content}}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5}
+    })
+}
+
+impl wiremock::Respond for Hostile {
+    fn respond(&self, _: &Request) -> ResponseTemplate {
+        let n = self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let ok =
+            |content: Value| ResponseTemplate::new(200).set_body_json(completion_with(content));
+        match n % HOSTILE_KINDS {
+            0 => ResponseTemplate::new(200)
+                .set_body_string("<html><body>502 Bad Gateway</body></html>"),
+            1 => ok(Value::String(format!(
+                "{n}\u{0}\u{202e}Action: 🪓(\u{ff14})"
+            ))),
+            2 => ok(Value::String("Action: fly_away(1)".into())),
+            3 => ok(Value::String(
+                [
+                    "Action: mine_log(nan)",
+                    "Action: mine_log(inf)",
+                    "Action: mine_log(1e309)",
+                ][n % 3]
+                    .into(),
+            )),
+            4 => ok(Value::String("Action: turn(99999, -99999)".into())),
+            5 => ok(Value::String("x".repeat(100_000))),
+            6 => ResponseTemplate::new(429).insert_header("Retry-After", "1e300"),
+            7 => ResponseTemplate::new([500, 503][n % 2]).set_body_string("overloaded"),
+            8 => ResponseTemplate::new(200).set_body_json(serde_json::json!({"choices": []})),
+            9 => ok(Value::Null),
+            10 => ResponseTemplate::new(200).set_body_json(serde_json::json!({
+                "choices": [{"message": {"content": "Action: mine_log(2)"}}],
+                "usage": {"prompt_tokens": -5, "completion_tokens": 1e30}
+            })),
+            11 => ok(Value::String("Action: mine_log(-3)".into())),
+            12 => ok(Value::String("Action: craft_stick(1e9, 5)".into())),
+            13 => ResponseTemplate::new(200).set_body_string("{\"choices\": [{\"message\": "),
+            14 if n % 64 == 14 => ResponseTemplate::new(200)
+                .set_delay(Duration::from_secs(3))
+                .set_body_json(completion_with(Value::String("Action: mine_log(2)".into()))),
+            _ => ok(Value::String(format!(
+                "The trunk is near.\nAction: mine_log({})",
+                1 + n % 5
+            ))),
+        }
+    }
+}
+
+#[test]
+fn a_hostile_endpoint_never_gets_an_invalid_action_through() {
+    let profile = GameProfile::load(&support::repo(), "minecraft").expect("profile");
+    let layout = profile.gui.layout(1280, 720, GuiScale::Auto);
+    let ctx = ExpandContext {
+        window_w: 1280,
+        window_h: 720,
+        keys: &profile.keys,
+        slots: &layout,
+        camera: profile.camera,
+    };
+    let rt = runtime();
+    let (mut actions, mut refused, mut transport) = (0, 0, 0);
+    rt.block_on(async {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(Hostile(Default::default()))
+            .mount(&server)
+            .await;
+        let mut c = config(&server, "VW_TEST_NO_KEY");
+        c.output_mode = OutputMode::Text;
+        c.max_retries = 0;
+        c.max_invalid_answers = 2;
+        let policy = LlmPolicy::new(
+            LlmClient::new(&c).expect("client"),
+            PriceTable::default(),
+            &c,
+        );
+        for _ in 0..300 {
+            match policy.decide("Obtain a log.", &profile.skills, &ctx).await {
+                Ok(turn) => {
+                    for a in &turn.attempts {
+                        let text = serde_json::to_string(a).expect("serialise");
+                        let back: vistawise::policy::Attempt =
+                            serde_json::from_str(&text).expect("an attempt reads back");
+                        assert_eq!(&back, a);
+                    }
+                    match &turn.action {
+                        Some(action) => {
+                            actions += 1;
+                            // Only the well-formed mine_log answers are valid.
+                            assert_eq!(action.call.skill, "mine_log", "{turn:?}");
+                            let d = action.call.args[0].value;
+                            assert!((1.0..=5.0).contains(&d), "{action:?}");
+                        }
+                        None => refused += 1,
+                    }
+                }
+                Err(_) => transport += 1,
+            }
+        }
+    });
+    // Every kind came up and each outcome happened: the run exercised all three ways.
+    assert!(
+        actions > 0 && refused > 0 && transport > 0,
+        "{actions} {refused} {transport}"
+    );
+}

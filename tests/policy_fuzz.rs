@@ -5,6 +5,7 @@ mod support;
 
 use proptest::prelude::*;
 use vistawise::config::GuiScale;
+use vistawise::policy::Attempt;
 use vistawise::policy::llm_policy::validate_answer;
 use vistawise::skills::{ExpandContext, GameProfile, InputEvent};
 
@@ -70,8 +71,65 @@ fn action_like() -> impl Strategy<Value = String> {
         })
 }
 
+/// What the session records of one answer (the attempt with its parsed call, as the LLM
+/// policy writes it) must read back as written: a recorded session is never unreadable.
+fn assert_round_trip(answer: &str) {
+    for parsed in [
+        vistawise::policy::action::parse_text(answer).ok(),
+        vistawise::policy::action::parse_structured(answer)
+            .ok()
+            .map(|(c, _)| c),
+    ] {
+        let attempt = Attempt {
+            answer: answer.to_string(),
+            parsed,
+            rejected: Some("x".into()),
+        };
+        let text = serde_json::to_string(&attempt).expect("serialise");
+        let back: Attempt = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("{answer:?} was written as {text} and reads back as {e}"));
+        assert_eq!(back, attempt, "{answer:?}");
+    }
+}
+
+/// Numbers as a model may write them, finite or not.
+fn number_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        any::<f64>().prop_map(|v| v.to_string()),
+        prop::sample::select(vec![
+            "nan",
+            "NaN",
+            "inf",
+            "-inf",
+            "infinity",
+            "-Infinity",
+            "1e309",
+            "-1e400",
+            "1e-400",
+            "\"nan\"",
+        ])
+        .prop_map(str::to_string),
+    ]
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn every_answer_the_recorder_writes_reads_back(
+        name in prop::sample::select(skill_names()),
+        numbers in prop::collection::vec(number_text(), 0..4),
+        json in any::<bool>(),
+        noise in "(.|\\n){0,30}",
+    ) {
+        let answer = if json {
+            format!("{{\"skill\": \"{name}\", \"args\": [{}]}}", numbers.join(", "))
+        } else {
+            format!("{noise}\nAction: {name}({})", numbers.join(", "))
+        };
+        assert_round_trip(&answer);
+        assert_round_trip(&noise);
+    }
 
     #[test]
     fn arbitrary_text_never_panics_or_escapes_validation(answer in "(.|\\n){0,300}") {

@@ -533,3 +533,160 @@ fn a_game_that_never_takes_the_pointer_fails_the_turn() {
         "a turn after a refused grab: {got:?}"
     );
 }
+
+/// The pointer relative to `window`, and the buttons held (X button numbers).
+fn pointer_in(display: &str, window: u32) -> ((i32, i32), Vec<u8>) {
+    use x11rb::protocol::xproto::{ConnectionExt, KeyButMask};
+    let (conn, _) = x11rb::connect(Some(display)).expect("connect");
+    let p = conn
+        .query_pointer(window)
+        .expect("query")
+        .reply()
+        .expect("reply");
+    let held = [
+        (1, KeyButMask::BUTTON1),
+        (2, KeyButMask::BUTTON2),
+        (3, KeyButMask::BUTTON3),
+    ]
+    .into_iter()
+    .filter(|(_, bit)| p.mask.contains(*bit))
+    .map(|(b, _)| b)
+    .collect();
+    ((i32::from(p.win_x), i32::from(p.win_y)), held)
+}
+
+fn xdotool(display: &str, args: &[&str]) {
+    let status = Command::new("xdotool")
+        .args(args)
+        .env("DISPLAY", display)
+        .status()
+        .expect("xdotool");
+    assert!(status.success(), "xdotool {args:?}");
+}
+
+/// A game that does not re-centre the pointer (this window, or a game showing a screen):
+/// relative moves that add up past the window stop at its edge with an error, and a click with
+/// the pointer off the window is not sent.
+#[test]
+fn relative_moves_never_take_the_pointer_out_of_the_window() {
+    let x = XServer::start(1280, 800);
+    let window = TestWindow::open_recording(&x.display, TITLE, 854, 480);
+    window.activate(&x.display);
+    let id = window.id.to_string();
+    for (from, turn) in [
+        (("10", "10"), ["-1920", "-1080"]),
+        (("840", "470"), ["1920", "1080"]),
+    ] {
+        xdotool(&x.display, &["mousemove", "--window", &id, from.0, from.1]);
+        std::thread::sleep(Duration::from_millis(200));
+        let (code, _, err) = output(&mut vistawise(
+            Some(&x.display),
+            &["skills", "run", "turn", turn[0], turn[1]],
+        ));
+        assert_ne!(code, 0, "turn {turn:?}");
+        assert!(err.contains("would leave the 854x480 game window"), "{err}");
+        let ((px, py), _) = pointer_in(&x.display, window.id);
+        assert!(
+            (0..854).contains(&px) && (0..480).contains(&py),
+            "turn {turn:?} from {from:?} left the pointer at {px},{py}"
+        );
+    }
+    // The pointer off the window (beside it, not in a screen corner): no click is sent.
+    xdotool(&x.display, &["mousemove", "--window", &id, "900", "100"]);
+    std::thread::sleep(Duration::from_millis(200));
+    window.input();
+    let (code, _, err) = output(&mut vistawise(
+        Some(&x.display),
+        &["skills", "run", "mine_log", "0.2"],
+    ));
+    assert_ne!(code, 0);
+    assert!(err.contains("outside the 854x480 game window"), "{err}");
+    std::thread::sleep(Duration::from_millis(200));
+    let got = window.input();
+    assert!(
+        !got.iter()
+            .any(|e| matches!(e, Received::ButtonPress { .. })),
+        "{got:?}"
+    );
+    assert!(pointer_in(&x.display, window.id).1.is_empty());
+}
+
+#[test]
+fn a_kill_9_mid_hold_leaves_nothing_held() {
+    let x = XServer::start(1280, 800);
+    let window = TestWindow::open_recording(&x.display, TITLE, 854, 480);
+    window.activate(&x.display);
+    let w_code = xmodmap_keycode(&x.display, "w");
+    let (mut child, _) = start_holding_w(&x, &window);
+    assert!(query_keymap(&x.display, w_code), "W held before the kill");
+    child.kill().expect("kill -9");
+    child.wait().expect("wait");
+    // The input guard sees the agent's pipe close and releases W.
+    support::wait_until(
+        Duration::from_secs(5),
+        || !query_keymap(&x.display, w_code),
+        "W to be released after kill -9",
+    );
+}
+
+#[test]
+fn the_next_start_releases_what_an_earlier_run_left_held() {
+    let x = XServer::start(1280, 800);
+    let window = TestWindow::open_recording(&x.display, TITLE, 854, 480);
+    window.activate(&x.display);
+    let id = window.id.to_string();
+    xdotool(&x.display, &["mousemove", "--window", &id, "427", "240"]);
+    // What a process killed before the guard existed left behind.
+    xdotool(&x.display, &["keydown", "w"]);
+    xdotool(&x.display, &["mousedown", "1"]);
+    let w_code = xmodmap_keycode(&x.display, "w");
+    assert!(query_keymap(&x.display, w_code));
+    assert_eq!(pointer_in(&x.display, window.id).1, [1]);
+    let (code, _, err) = output(&mut vistawise(
+        Some(&x.display),
+        &["skills", "run", "turn", "10", "0"],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert!(!query_keymap(&x.display, w_code), "W still held");
+    assert!(
+        pointer_in(&x.display, window.id).1.is_empty(),
+        "button 1 still held"
+    );
+}
+
+#[test]
+fn a_bad_key_binding_is_reported_at_its_line_in_the_profile() {
+    let root = tempfile::tempdir().expect("temp");
+    let games = root.path().join("config/games");
+    std::fs::create_dir_all(&games).expect("mkdir");
+    let profile = std::fs::read_to_string(support::repo().join("config/games/minecraft.toml"))
+        .expect("profile");
+    let line = profile
+        .lines()
+        .position(|l| l.trim() == "inventory = \"e\"")
+        .expect("the inventory binding")
+        + 1;
+    std::fs::write(
+        games.join("minecraft.toml"),
+        profile.replace("inventory = \"e\"", "inventory = \"ee\""),
+    )
+    .expect("write");
+    let status = Command::new("cp")
+        .arg("-r")
+        .arg(support::repo().join("skills"))
+        .arg(root.path())
+        .status()
+        .expect("cp");
+    assert!(status.success());
+    let root_arg = root.path().to_str().expect("utf8");
+    let (code, _, err) = output(&mut vistawise(
+        None,
+        &["skills", "list", "--root", root_arg],
+    ));
+    assert_ne!(code, 0);
+    assert!(
+        err.contains(&format!("minecraft.toml:{line}: [keys] inventory = \"ee\"")),
+        "{err}"
+    );
+    assert!(!err.contains("skills/minecraft/"), "{err}");
+}

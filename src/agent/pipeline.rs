@@ -269,7 +269,8 @@ pub async fn llm_decision(
 ) -> Result<Decision, crate::policy::LlmError> {
     let layout = layout(parts, perception.frame_w, perception.frame_h);
     let ctx = expand_context(parts, &layout, perception.frame_w, perception.frame_h);
-    let turn = policy.decide(prompt, &parts.profile.skills, &ctx).await?;
+    let mut turn = policy.decide(prompt, &parts.profile.skills, &ctx).await?;
+    policy.count_unreported(&mut turn, &parts.counter);
     let validation = match (&turn.action, turn.attempts.last()) {
         (Some(_), _) => "valid".to_string(),
         (None, Some(a)) => a.rejected.clone().unwrap_or_else(|| "no answer".into()),

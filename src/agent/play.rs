@@ -73,6 +73,7 @@ impl LongTerm {
         parts: &Parts,
         q: &Query,
         runtime: &tokio::runtime::Runtime,
+        stop: &StopFlag,
     ) -> (String, u64) {
         if self.memory.is_empty() {
             return (String::new(), 0);
@@ -93,8 +94,14 @@ impl LongTerm {
                 temperature: parts.config.llm.temperature,
                 ..ChatOptions::default()
             };
-            match runtime.block_on(teacher.chat(&howto::question(kg, item), &options)) {
-                Ok(c) => {
+            let asked = until_stopped(
+                runtime,
+                stop,
+                teacher.chat(&howto::question(kg, item), &options),
+            );
+            match asked {
+                None => tracing::info!("stopped while asking the teacher about {item}"),
+                Some(Ok(c)) => {
                     if let Some(u) = c.response.usage {
                         tokens = u.prompt_tokens + u.completion_tokens;
                     }
@@ -110,7 +117,7 @@ impl LongTerm {
                         Err(e) => tracing::warn!("long-term memory: {e}"),
                     }
                 }
-                Err(e) => tracing::warn!("the teacher did not answer about {item}: {e}"),
+                Some(Err(e)) => tracing::warn!("the teacher did not answer about {item}: {e}"),
             }
         }
         let text = self.memory.section(q, kg).unwrap_or_else(|e| {
@@ -189,12 +196,7 @@ impl FrameSource {
                     return Ok(None);
                 };
                 *next += 1;
-                let img = image::open(path)
-                    .map_err(|e| CaptureError::Capture {
-                        title: path.display().to_string(),
-                        reason: e.to_string(),
-                    })?
-                    .to_rgb8();
+                let img = read_frame(path)?;
                 let info = WindowInfo {
                     id: 0,
                     title: path.display().to_string(),
@@ -210,6 +212,29 @@ impl FrameSource {
             }
         }
     }
+}
+
+/// A recorded frame, refused when it is cut short: the JPEG decoder fills a truncated file's
+/// missing rows with grey and reports nothing, and a step played on that is a step on a frame
+/// nobody saw.
+fn read_frame(path: &std::path::Path) -> Result<image::RgbImage, CaptureError> {
+    let bad = |reason: String| CaptureError::Frame {
+        path: path.display().to_string(),
+        reason,
+    };
+    let bytes = std::fs::read(path).map_err(|e| bad(e.to_string()))?;
+    let jpeg = bytes.starts_with(&[0xFF, 0xD8]);
+    // Some writers pad after the end-of-image marker; the marker must still be there.
+    let end = bytes.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+    if jpeg && !bytes[..end].ends_with(&[0xFF, 0xD9]) {
+        return Err(bad(format!(
+            "the JPEG is cut short ({} bytes, no end-of-image marker)",
+            bytes.len()
+        )));
+    }
+    image::load_from_memory(&bytes)
+        .map(|img| img.to_rgb8())
+        .map_err(|e| bad(e.to_string()))
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -275,101 +300,105 @@ pub fn play(
         success,
         cost_usd: status.cost_usd,
     };
-    let summary = loop {
-        if let Some(reason) = stop.reason() {
-            if reason == StopReason::WindowLost && !options.dry_run {
+    // Every way out of the loop, an error too, ends with the session's end record.
+    let outcome = (|| -> Result<PlaySummary, AgentError> {
+        let summary = loop {
+            if let Some(reason) = stop.reason() {
+                if reason == StopReason::WindowLost && !options.dry_run {
+                    status.note = "paused: the game window is not focused".into();
+                    on_status(&status);
+                    std::thread::sleep(Duration::from_millis(300));
+                    // The watcher sets it again while the window stays unfocused.
+                    stop.clear_window_lost();
+                    std::thread::sleep(Duration::from_millis(100));
+                    continue;
+                }
+                break end(format!("stopped: {reason}"), false, &status, step);
+            }
+            if options.max_steps > 0 && step >= options.max_steps {
+                break end(
+                    format!("step limit ({}) reached", options.max_steps),
+                    false,
+                    &status,
+                    step,
+                );
+            }
+            if options.max_minutes > 0.0
+                && started.elapsed().as_secs_f64() / 60.0 >= options.max_minutes
+            {
+                break end(
+                    format!("time limit ({} min) reached", options.max_minutes),
+                    false,
+                    &status,
+                    step,
+                );
+            }
+            if options.max_cost_usd > 0.0 && status.cost_usd >= options.max_cost_usd {
+                break end(
+                    format!("cost cap (${:.2}) reached", options.max_cost_usd),
+                    false,
+                    &status,
+                    step,
+                );
+            }
+
+            // Capture.
+            let t = Instant::now();
+            let (frame, info) = match source.next() {
+                Ok(Some(x)) => x,
+                Ok(None) => break end("no more recorded frames".into(), false, &status, step),
+                Err(CaptureError::Gone(_)) => {
+                    break end("the game window disappeared".into(), false, &status, step);
+                }
+                Err(e) => return Err(e.into()),
+            };
+            if !options.dry_run && !info.focused {
                 status.note = "paused: the game window is not focused".into();
                 on_status(&status);
-                std::thread::sleep(Duration::from_millis(300));
-                // The watcher sets it again while the window stays unfocused.
-                stop.clear_window_lost();
-                std::thread::sleep(Duration::from_millis(100));
+                std::thread::sleep(Duration::from_millis(500));
                 continue;
             }
-            break end(format!("stopped: {reason}"), false, &status, step);
-        }
-        if options.max_steps > 0 && step >= options.max_steps {
-            break end(
-                format!("step limit ({}) reached", options.max_steps),
-                false,
-                &status,
-                step,
-            );
-        }
-        if options.max_minutes > 0.0
-            && started.elapsed().as_secs_f64() / 60.0 >= options.max_minutes
-        {
-            break end(
-                format!("time limit ({} min) reached", options.max_minutes),
-                false,
-                &status,
-                step,
-            );
-        }
-        if options.max_cost_usd > 0.0 && status.cost_usd >= options.max_cost_usd {
-            break end(
-                format!("cost cap (${:.2}) reached", options.max_cost_usd),
-                false,
-                &status,
-                step,
-            );
-        }
+            status.note.clear();
+            let mut stage = StageMs {
+                capture: ms_since(t),
+                ..StageMs::default()
+            };
+            step += 1;
 
-        // Capture.
-        let t = Instant::now();
-        let (frame, info) = match source.next() {
-            Ok(Some(x)) => x,
-            Ok(None) => break end("no more recorded frames".into(), false, &status, step),
-            Err(CaptureError::Gone(_)) => {
-                break end("the game window disappeared".into(), false, &status, step);
+            // Perception and graph.
+            let t = Instant::now();
+            let (detections, mut perception) = pipeline::perceive(detector, &frame, parts)?;
+            stage.detect = ms_since(t);
+            let t = Instant::now();
+            let mut graph = pipeline::graph_view(parts, &perception);
+            // Success is read off the screen before deciding anything else; a sighting the open
+            // inventory refuted is left out of what the policy sees.
+            let verdict = success.judge(parts, &graph, perception.frame_w, perception.frame_h);
+            if success.drop_refuted(parts, &mut perception) > 0 {
+                graph = pipeline::graph_view(parts, &perception);
             }
-            Err(e) => return Err(e.into()),
-        };
-        if !options.dry_run && !info.focused {
-            status.note = "paused: the game window is not focused".into();
-            on_status(&status);
-            std::thread::sleep(Duration::from_millis(500));
-            continue;
-        }
-        status.note.clear();
-        let mut stage = StageMs {
-            capture: ms_since(t),
-            ..StageMs::default()
-        };
-        step += 1;
+            stage.graph = ms_since(t);
+            let t = Instant::now();
+            let query = pipeline::memory_query(parts, &graph);
+            let (long_term_text, teacher_tokens) = long_term.step(parts, &query, &runtime, stop);
+            status.tokens += teacher_tokens;
+            let (prompt, prompt_tokens) =
+                pipeline::build_prompt_with(parts, &perception, &graph, &memory, &long_term_text);
+            stage.prompt = ms_since(t);
 
-        // Perception and graph.
-        let t = Instant::now();
-        let (detections, mut perception) = pipeline::perceive(detector, &frame, parts)?;
-        stage.detect = ms_since(t);
-        let t = Instant::now();
-        let mut graph = pipeline::graph_view(parts, &perception);
-        // Success is read off the screen before deciding anything else; a sighting the open
-        // inventory refuted is left out of what the policy sees.
-        let verdict = success.judge(parts, &graph, perception.frame_w, perception.frame_h);
-        if success.drop_refuted(parts, &mut perception) > 0 {
-            graph = pipeline::graph_view(parts, &perception);
-        }
-        stage.graph = ms_since(t);
-        let t = Instant::now();
-        let query = pipeline::memory_query(parts, &graph);
-        let (long_term_text, teacher_tokens) = long_term.step(parts, &query, &runtime);
-        status.tokens += teacher_tokens;
-        let (prompt, prompt_tokens) =
-            pipeline::build_prompt_with(parts, &perception, &graph, &memory, &long_term_text);
-        stage.prompt = ms_since(t);
-
-        let t = Instant::now();
-        let decision = match verdict.decision(parts, perception.frame_w, perception.frame_h) {
-            Some(d) => d,
-            None => match policy {
-                PolicyChoice::Planner(p) => {
-                    pipeline::planner_decision(parts, p, &perception, &graph)
-                }
-                PolicyChoice::Llm(llm) => {
-                    match runtime.block_on(pipeline::llm_decision(parts, llm, &prompt, &perception))
-                    {
-                        Ok(d) => revise(
+            let t = Instant::now();
+            let decision = match verdict.decision(parts, perception.frame_w, perception.frame_h) {
+                Some(d) => d,
+                None => match policy {
+                    PolicyChoice::Planner(p) => {
+                        pipeline::planner_decision(parts, p, &perception, &graph)
+                    }
+                    PolicyChoice::Llm(llm) => match until_stopped(
+                        &runtime,
+                        stop,
+                        pipeline::llm_decision(parts, llm, &prompt, &perception),
+                    ) {
+                        Some(Ok(d)) => revise(
                             parts,
                             llm,
                             &prompt,
@@ -377,104 +406,126 @@ pub fn play(
                             &query,
                             long_term,
                             &runtime,
+                            stop,
                             d,
                         ),
-                        Err(e) => llm_failure(e),
-                    }
-                }
-            },
-        };
-        stage.policy = ms_since(t);
-        status.cost_usd += decision.cost_usd.unwrap_or(0.0);
-        status.tokens += decision.usage.prompt_tokens + decision.usage.completion_tokens;
+                        Some(Err(e)) => llm_failure(e),
+                        None => Decision {
+                            validation: "stopped while waiting for the LLM".into(),
+                            cost_usd: Some(0.0),
+                            ..Decision::default()
+                        },
+                    },
+                },
+            };
+            stage.policy = ms_since(t);
+            status.cost_usd += decision.cost_usd.unwrap_or(0.0);
+            status.tokens += decision.usage.prompt_tokens + decision.usage.completion_tokens;
 
-        let frame_file = recorder.save_frame(step, &frame)?;
-        let record = StepRecord {
-            step,
-            t: started.elapsed().as_secs_f64(),
-            frame: frame_file,
-            frame_w: frame.width(),
-            frame_h: frame.height(),
-            detections,
-            perception: perception.clone(),
-            knowledge: graph.text.knowledge.clone(),
-            inventory: graph.text.inventory.clone(),
-            environment: graph.text.environment.clone(),
-            prompt,
-            prompt_tokens,
-            attempts: decision.attempts.clone(),
-            reasoning: decision.reasoning.clone(),
-            action: decision.action.as_ref().map(|a| a.call.clone()),
-            validation: decision.validation.clone(),
-            events: decision
-                .action
-                .as_ref()
-                .map(|a| a.events.clone())
-                .unwrap_or_default(),
-            usage: decision.usage,
-            cost_usd: decision.cost_usd,
-            stage_ms: stage.clone(),
-            success_note: verdict.note(),
-        };
-        // Flushed to disk before anything moves.
-        recorder.append(&Line::Step(Box::new(record)))?;
-
-        if decision.done || verdict == Verdict::Obtained {
-            break end(
-                "success: the target is in the inventory".into(),
-                true,
-                &status,
+            let frame_file = recorder.save_frame(step, &frame)?;
+            let record = StepRecord {
                 step,
-            );
-        }
-        let Some(action) = decision.action else {
-            status.last_action = format!("(no action: {})", decision.validation);
-            on_status(&status);
-            continue;
-        };
+                t: started.elapsed().as_secs_f64(),
+                frame: frame_file,
+                frame_w: frame.width(),
+                frame_h: frame.height(),
+                detections,
+                perception: perception.clone(),
+                knowledge: graph.text.knowledge.clone(),
+                inventory: graph.text.inventory.clone(),
+                environment: graph.text.environment.clone(),
+                prompt,
+                prompt_tokens,
+                attempts: decision.attempts.clone(),
+                reasoning: decision.reasoning.clone(),
+                action: decision.action.as_ref().map(|a| a.call.clone()),
+                validation: decision.validation.clone(),
+                events: decision
+                    .action
+                    .as_ref()
+                    .map(|a| a.events.clone())
+                    .unwrap_or_default(),
+                usage: decision.usage,
+                cost_usd: decision.cost_usd,
+                stage_ms: stage.clone(),
+                success_note: verdict.note(),
+            };
+            // Flushed to disk before anything moves.
+            recorder.append(&Line::Step(Box::new(record)))?;
 
-        // Act.
-        let t = Instant::now();
-        let mut executed = Executed::default();
-        let result = if options.dry_run {
-            "dry run: nothing sent".to_string()
-        } else {
-            let rect = WindowRect {
-                x: info.x,
-                y: info.y,
-                w: info.width,
-                h: info.height,
+            if decision.done || verdict == Verdict::Obtained {
+                break end(
+                    "success: the target is in the inventory".into(),
+                    true,
+                    &status,
+                    step,
+                );
+            }
+            let Some(action) = decision.action else {
+                status.last_action = format!("(no action: {})", decision.validation);
+                on_status(&status);
+                continue;
             };
-            let b = match backend.as_mut() {
-                Some(b) => {
-                    b.set_window(rect);
-                    b
-                }
-                None => backend.insert(EnigoBackend::for_camera(rect, &parts.profile.camera)?),
+
+            // Act.
+            let t = Instant::now();
+            let mut executed = Executed::default();
+            let result = if options.dry_run {
+                "dry run: nothing sent".to_string()
+            } else {
+                let rect = WindowRect {
+                    x: info.x,
+                    y: info.y,
+                    w: info.width,
+                    h: info.height,
+                };
+                let b = match backend.as_mut() {
+                    Some(b) => {
+                        b.set_window(rect);
+                        b
+                    }
+                    None => backend.insert(EnigoBackend::for_camera(rect, &parts.profile.camera)?),
+                };
+                let result = match execute(b, &action.events, stop, &mut executed) {
+                    Ok(()) => "done".to_string(),
+                    Err(ExecError::Stopped(r)) => format!("stopped: {r}"),
+                    Err(ExecError::Input(e)) => format!("failed: {e}"),
+                };
+                std::thread::sleep(options.settle);
+                result
             };
-            let result = match execute(b, &action.events, stop, &mut executed) {
-                Ok(()) => "done".to_string(),
-                Err(ExecError::Stopped(r)) => format!("stopped: {r}"),
-                Err(ExecError::Input(e)) => format!("failed: {e}"),
-            };
-            std::thread::sleep(options.settle);
-            result
+            stage.act = ms_since(t);
+            recorder.append(&Line::Outcome(Outcome {
+                step,
+                sent: executed.events.clone(),
+                released: executed.released.clone(),
+                result: result.clone(),
+                act_ms: stage.act,
+            }))?;
+            long_term.acted(&query, &action.call.to_string(), &result);
+            memory.push(step, action.call.clone(), &action.reasoning);
+            memory.set_outcome(result);
+            status.step = step;
+            status.last_action = action.call.to_string();
+            status.stage_ms = stage;
+            on_status(&status);
         };
-        stage.act = ms_since(t);
-        recorder.append(&Line::Outcome(Outcome {
-            step,
-            sent: executed.events.clone(),
-            released: executed.released.clone(),
-            result: result.clone(),
-            act_ms: stage.act,
-        }))?;
-        long_term.acted(&query, &action.call.to_string(), &result);
-        memory.push(step, action.call.clone(), &action.reasoning);
-        memory.set_outcome(result);
-        status.step = step;
-        status.last_action = action.call.to_string();
-        status.stage_ms = stage;
-        on_status(&status);
+        Ok(summary)
+    })();
+    let summary = match outcome {
+        Ok(summary) => summary,
+        Err(e) => {
+            let reason = format!("error: {e}");
+            long_term.finish(false, &reason, &parts.kg);
+            if let Err(write) = recorder.append(&Line::End {
+                reason,
+                steps: step,
+                cost_usd: status.cost_usd,
+            }) {
+                tracing::warn!("cannot write the session's end record: {write}");
+            }
+            return Err(e);
+        }
     };
     long_term.finish(summary.success, &summary.end, &parts.kg);
     recorder.append(&Line::End {
@@ -497,6 +548,7 @@ fn revise(
     query: &Query,
     long_term: &mut LongTerm,
     runtime: &tokio::runtime::Runtime,
+    stop: &StopFlag,
     mut decision: Decision,
 ) -> Decision {
     for _ in 0..parts.config.memory.max_revisions {
@@ -513,13 +565,15 @@ fn revise(
         };
         let feedback = prediction.feedback(&plan);
         let revised_prompt = format!("{prompt}\n\n{feedback}");
-        match runtime.block_on(pipeline::llm_decision(
-            parts,
-            llm,
-            &revised_prompt,
-            perception,
-        )) {
-            Ok(mut next) => {
+        let asked = until_stopped(
+            runtime,
+            stop,
+            pipeline::llm_decision(parts, llm, &revised_prompt, perception),
+        );
+        match asked {
+            // Stopped: the first answer stands; the loop ends before it is acted on.
+            None => break,
+            Some(Ok(mut next)) => {
                 let mut attempts = std::mem::take(&mut decision.attempts);
                 attempts.append(&mut next.attempts);
                 next.attempts = attempts;
@@ -536,13 +590,34 @@ fn revise(
                 }
                 decision = next;
             }
-            Err(e) => {
+            Some(Err(e)) => {
                 tracing::warn!("revision request failed: {e}");
                 break;
             }
         }
     }
     decision
+}
+
+/// Runs an LLM request until it ends or a stop is requested (looked at every 50 ms): Ctrl-C or
+/// the emergency stop cut a slow request or a retry's back-off at once instead of after it.
+/// `None` when stopped. A lost focus is no stop here: the loop pauses on it before acting.
+pub fn until_stopped<F: std::future::Future>(
+    runtime: &tokio::runtime::Runtime,
+    stop: &StopFlag,
+    request: F,
+) -> Option<F::Output> {
+    let stopped = async {
+        while matches!(stop.reason(), None | Some(StopReason::WindowLost)) {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    };
+    runtime.block_on(async {
+        tokio::select! {
+            out = request => Some(out),
+            () = stopped => None,
+        }
+    })
 }
 
 /// An LLM that cannot be reached ends no session by itself: the step records why and the loop

@@ -3,6 +3,7 @@
 
 use crate::longterm::scripted::{self, ScriptedEpisode};
 use crate::policy::MemoryStack;
+use crate::skills::StopFlag;
 
 use super::pipeline::{self, Parts};
 use super::play::LongTerm;
@@ -32,7 +33,8 @@ pub fn run_episode(
         let perception = scripted::perception(step);
         let graph = pipeline::graph_view(parts, &perception);
         let query = pipeline::memory_query(parts, &graph);
-        let (text, _) = long_term.step(parts, &query, runtime);
+        // Nothing stops a scripted episode but its end.
+        let (text, _) = long_term.step(parts, &query, runtime, &StopFlag::default());
         let (prompt, prompt_tokens) =
             pipeline::build_prompt_with(parts, &perception, &graph, &stack, &text);
         out.push(StepTokens {

@@ -143,6 +143,22 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), SessionError> {
     std::fs::rename(&tmp, path).map_err(io(path))
 }
 
+/// A process killed while writing a frame leaves its `.tmp`; the folder's next recorder
+/// removes them (the finished frames are renamed, so a `.tmp` is never a frame).
+fn remove_partial_frames(frames: &Path) {
+    let Ok(entries) = std::fs::read_dir(frames) else {
+        return;
+    };
+    for path in entries.filter_map(|e| e.ok().map(|e| e.path())) {
+        if path.extension().is_some_and(|x| x == "tmp") {
+            match std::fs::remove_file(&path) {
+                Ok(()) => tracing::info!("removed a partly written frame: {}", path.display()),
+                Err(e) => tracing::warn!("cannot remove {}: {e}", path.display()),
+            }
+        }
+    }
+}
+
 impl Recorder {
     /// Creates `root/<id>/` with `meta.json`, an empty `session.jsonl` and `frames/`.
     pub fn create(
@@ -153,6 +169,7 @@ impl Recorder {
     ) -> Result<Self, SessionError> {
         let dir = root.join(id);
         std::fs::create_dir_all(dir.join("frames")).map_err(io(&dir))?;
+        remove_partial_frames(&dir.join("frames"));
         let text = serde_json::to_string_pretty(meta).map_err(|e| SessionError::BadMeta {
             path: dir.join("meta.json"),
             reason: e.to_string(),

@@ -12,6 +12,8 @@ pub enum CaptureError {
     Gone(u32),
     #[error("cannot capture window \"{title}\": {reason}")]
     Capture { title: String, reason: String },
+    #[error("cannot read the recorded frame {path}: {reason}")]
+    Frame { path: String, reason: String },
 }
 
 /// Captures the window with X id `id` (its client area) as RGB.

@@ -11,6 +11,7 @@ mod doctor;
 mod eval;
 mod eval_compare;
 mod eval_errors;
+mod input_guard;
 mod kg;
 mod memory;
 mod play;
@@ -92,6 +93,10 @@ enum Command {
     /// prompt tokens per module.
     #[command(subcommand)]
     Memory(memory::MemoryCommand),
+    /// Started by commands that send real input: releases every held key and button when its
+    /// stdin closes (the agent is gone, even by `kill -9`).
+    #[command(hide = true)]
+    InputGuard,
 }
 
 #[derive(clap::Args)]
@@ -110,6 +115,8 @@ struct AnnotateArgs {
     #[command(flatten)]
     source_args: annotate::SourceArgs,
 }
+
+use input_guard::InputGuard;
 
 /// What every command gets: the effective config and the explicit ONNX Runtime path.
 pub struct AppContext {
@@ -130,9 +137,39 @@ impl AppContext {
     }
 }
 
+/// Every `--set`, before and after the subcommand, in order. clap keeps only the subcommand's
+/// occurrences of a global option when both places have some, and a dropped
+/// `--set safety.max_steps=2` is a lost safety limit; the command line itself says them all.
+fn all_set_assignments(parsed: &[String], args: &[String]) -> Vec<String> {
+    let mut given = Vec::new();
+    let mut rest = args.iter().skip(1);
+    while let Some(arg) = rest.next() {
+        if arg == "--" {
+            break;
+        }
+        if arg == "--set" {
+            if let Some(value) = rest.next() {
+                given.push(value.clone());
+            }
+        } else if let Some(value) = arg.strip_prefix("--set=") {
+            given.push(value.to_string());
+        }
+    }
+    // Only where clap's list is the tail of the command line's (the case it drops the rest) is
+    // the command line's list taken; anything else keeps what clap parsed.
+    if given.len() > parsed.len() && given.ends_with(parsed) {
+        given
+    } else {
+        parsed.to_vec()
+    }
+}
+
 pub fn run() -> Result<ExitCode> {
     let cli = Cli::parse();
     init_logging(cli.verbose);
+    if let Command::InputGuard = cli.command {
+        return input_guard::run();
+    }
 
     let mut overrides = match &cli.game {
         Some(game) => vistawise::config::game_settings(
@@ -143,8 +180,11 @@ pub fn run() -> Result<ExitCode> {
         None => Vec::new(),
     };
     overrides.extend(Override::from_env(std::env::vars()));
-    for assignment in &cli.set {
-        overrides.push(Override::parse_assignment(assignment)?);
+    let args: Vec<String> = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    for assignment in all_set_assignments(&cli.set, &args) {
+        overrides.push(Override::parse_assignment(&assignment)?);
     }
     overrides.extend(match &cli.command {
         Command::Detect(args) => args.detector.overrides(),
@@ -161,7 +201,8 @@ pub fn run() -> Result<ExitCode> {
         | Command::Replay(_)
         | Command::Report(_)
         | Command::Annotate(_)
-        | Command::Memory(_) => Vec::new(),
+        | Command::Memory(_)
+        | Command::InputGuard => Vec::new(),
     });
     let file = cli.config.clone().or_else(|| {
         let local = PathBuf::from("config/default.toml");
@@ -186,6 +227,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Replay(args) => replay::run(&ctx, &args),
         Command::Report(args) => report::run(&args),
         Command::Memory(cmd) => memory::run(&ctx, &cmd),
+        Command::InputGuard => input_guard::run(),
         Command::Annotate(args) => match &args.auto {
             Some(game) => autolabel::run(
                 &ctx,
@@ -239,4 +281,39 @@ pub fn progress_bar(len: u64, template: &str) -> indicatif::ProgressBar {
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     bar
+}
+
+#[cfg(test)]
+mod tests {
+    use super::all_set_assignments;
+
+    fn strings(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn sets_before_and_after_the_subcommand_are_all_kept() {
+        let args = strings(&[
+            "vistawise",
+            "--set",
+            "safety.max_steps=2",
+            "play",
+            "--set=session.dir=x",
+        ]);
+        assert_eq!(
+            all_set_assignments(&strings(&["session.dir=x"]), &args),
+            strings(&["safety.max_steps=2", "session.dir=x"])
+        );
+        // Nothing dropped: clap's list stands.
+        assert_eq!(
+            all_set_assignments(&strings(&["session.dir=x"]), &args[3..]),
+            strings(&["session.dir=x"])
+        );
+        // A `--set` after `--` is an argument, not an option.
+        let args = strings(&["vistawise", "play", "--set", "a=1", "--", "--set", "b=2"]);
+        assert_eq!(
+            all_set_assignments(&strings(&["a=1"]), &args),
+            strings(&["a=1"])
+        );
+    }
 }

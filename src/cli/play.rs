@@ -112,12 +112,16 @@ pub fn run(ctx: &AppContext, args: &PlayArgs) -> Result<ExitCode> {
             (play::FrameSource::Window(window.id), name)
         }
     };
-    let _watcher = match (&source, args.dry_run) {
-        (play::FrameSource::Window(id), false) => Some(
-            emergency::Watcher::start(&config.safety, Some(*id), stop.clone())
-                .context("cannot start the emergency stop")?,
+    let (_watcher, _guard) = match (&source, args.dry_run) {
+        (play::FrameSource::Window(id), false) => (
+            Some(
+                emergency::Watcher::start(&config.safety, Some(*id), stop.clone())
+                    .context("cannot start the emergency stop")?,
+            ),
+            // Releases what is held if this process is killed (`kill -9` mid-hold).
+            Some(super::InputGuard::start()?),
         ),
-        _ => None,
+        _ => (None, None),
     };
 
     let kg_path = parts.kg.source.clone();

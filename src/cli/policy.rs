@@ -136,7 +136,8 @@ fn prompt_cmd(ctx: &AppContext, args: &StepArgs, ask: bool) -> Result<ExitCode> 
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let turn = runtime.block_on(policy.decide(&text, &parts.profile.skills, &expand_ctx))?;
+    let mut turn = runtime.block_on(policy.decide(&text, &parts.profile.skills, &expand_ctx))?;
+    policy.count_unreported(&mut turn, &parts.counter);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&turn)?);
     } else {
@@ -155,9 +156,14 @@ fn prompt_cmd(ctx: &AppContext, args: &StepArgs, ask: bool) -> Result<ExitCode> 
             None => println!("\nno valid action after {} answers", turn.attempts.len()),
         }
         println!(
-            "tokens: {} prompt + {} completion; cost: {}",
+            "tokens: {} prompt + {} completion{}; cost: {}",
             turn.usage.prompt_tokens,
             turn.usage.completion_tokens,
+            if turn.usage.estimated {
+                " (counted by the agent: the endpoint reported no usage)"
+            } else {
+                ""
+            },
             turn.cost_usd.map_or(
                 "unknown (no price for this model)".to_string(),
                 |c| format!("${c:.5}")

@@ -168,6 +168,8 @@ fn run_skill(ctx: &AppContext, args: &RunArgs) -> Result<ExitCode> {
     let stop = StopFlag::default();
     stop.on_signals()
         .context("cannot install the SIGINT/SIGTERM handlers")?;
+    // Before the backend: whatever it holds, the guard releases if this process is killed.
+    let _guard = super::InputGuard::start()?;
     let mut backend = EnigoBackend::for_camera(window, &profile.camera)?;
     let _watcher = emergency::Watcher::start(&config.safety, Some(found.id), stop.clone())
         .context("cannot start the emergency stop")?;

@@ -14,6 +14,8 @@ pub enum ParseError {
     Malformed(String),
     #[error("argument `{0}` is not a number")]
     NotANumber(String),
+    #[error("argument `{0}` is not a finite number")]
+    NotFinite(String),
     #[error("the answer is not the JSON object asked for: {0}")]
     Json(String),
 }
@@ -107,6 +109,11 @@ fn parse_call(text: &str) -> Result<SkillCall, ParseError> {
             let value: f64 = value_text
                 .parse()
                 .map_err(|_| ParseError::NotANumber(part.to_string()))?;
+            // `nan`, `inf` and `1e309` parse as f64 but are no argument (and a call holding one
+            // could not be written to the session as JSON).
+            if !value.is_finite() {
+                return Err(ParseError::NotFinite(part.to_string()));
+            }
             if arg_name.as_deref().is_some_and(str::is_empty) {
                 return Err(malformed());
             }
@@ -144,12 +151,17 @@ pub fn parse_structured(answer: &str) -> Result<(SkillCall, Option<String>), Par
         .trim()
         .to_string();
     let number = |v: &Json, label: &str| -> Result<f64, ParseError> {
-        match v {
+        let value = match v {
             Json::Number(n) => n.as_f64(),
-            Json::String(s) => s.trim().parse().ok(),
+            Json::String(s) => s.trim().parse::<f64>().ok(),
             _ => None,
         }
-        .ok_or_else(|| ParseError::NotANumber(format!("{label}: {v}")))
+        .ok_or_else(|| ParseError::NotANumber(format!("{label}: {v}")))?;
+        if value.is_finite() {
+            Ok(value)
+        } else {
+            Err(ParseError::NotFinite(format!("{label}: {v}")))
+        }
     };
     let args = match value.get("args") {
         None | Some(Json::Null) => Vec::new(),
@@ -239,6 +251,22 @@ mod tests {
         assert!(matches!(
             parse_text("Action: mine_log(1,,2)"),
             Err(ParseError::Malformed(_))
+        ));
+        for answer in [
+            "Action: mine_log(nan)",
+            "Action: mine_log(inf)",
+            "Action: mine_log(-infinity)",
+            "Action: mine_log(1e309)",
+            "Action: turn(x=NaN, y=2)",
+        ] {
+            assert!(
+                matches!(parse_text(answer), Err(ParseError::NotFinite(_))),
+                "{answer:?}"
+            );
+        }
+        assert!(matches!(
+            parse_structured(r#"{"skill": "mine_log", "args": ["nan"]}"#),
+            Err(ParseError::NotFinite(_))
         ));
     }
 

@@ -92,6 +92,10 @@ pub struct ResponseMessage {
 pub struct Usage {
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// Some of these tokens were counted by the agent (o200k_base) because the endpoint reported
+    /// no `usage`: the cost cap must not go blind on such an endpoint.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub estimated: bool,
 }
 
 pub struct LlmClient {
@@ -142,6 +146,22 @@ fn install_crypto_provider() {
 impl LlmClient {
     pub fn new(config: &LlmConfig) -> Result<Self, LlmError> {
         install_crypto_provider();
+        let api_key = std::env::var(&config.api_key_env)
+            .ok()
+            .filter(|k| !k.is_empty());
+        // reqwest sends the URL's user:password as Basic auth beside the Bearer key: two
+        // Authorization headers, and the endpoint picks one.
+        if api_key.is_some()
+            && reqwest::Url::parse(&config.base_url)
+                .is_ok_and(|u| !u.username().is_empty() || u.password().is_some())
+        {
+            return Err(LlmError::Client(format!(
+                "llm.base_url ({}) holds a user:password@ and {} holds a key: give the key \
+                 in one place only",
+                crate::config::mask_url_credentials(&config.base_url),
+                config.api_key_env
+            )));
+        }
         let http = reqwest::Client::builder()
             .timeout(Duration::from_secs(config.timeout_secs))
             .connect_timeout(Duration::from_secs(config.timeout_secs.min(10)))
@@ -151,9 +171,7 @@ impl LlmClient {
             http,
             base_url: config.base_url.trim_end_matches('/').to_string(),
             model: config.model.clone(),
-            api_key: std::env::var(&config.api_key_env)
-                .ok()
-                .filter(|k| !k.is_empty()),
+            api_key,
             max_retries: config.max_retries,
             backoff: Duration::from_millis(config.retry_backoff_ms),
             record_dir: None,
@@ -192,6 +210,15 @@ impl LlmClient {
 
     pub fn model(&self) -> &str {
         &self.model
+    }
+
+    /// A response with the configured key replaced: an error page that echoes the request's
+    /// Authorization header must not carry the key into errors, sessions or recordings.
+    fn mask_key(&self, text: String) -> String {
+        match &self.api_key {
+            Some(key) if text.contains(key.as_str()) => text.replace(key.as_str(), "****"),
+            _ => text,
+        }
     }
 
     pub fn has_api_key(&self) -> bool {
@@ -289,7 +316,7 @@ impl LlmClient {
             .get(reqwest::header::RETRY_AFTER)
             .and_then(|v| v.to_str().ok())
             .and_then(parse_retry_after);
-        let text = response.text().await.map_err(unreachable)?;
+        let text = self.mask_key(response.text().await.map_err(unreachable)?);
         self.record(&body, status.as_u16(), &text);
         if !status.is_success() {
             return Err((
@@ -316,16 +343,19 @@ impl LlmClient {
     }
 }
 
-/// Retry-After: delay-seconds or an HTTP date.
+/// Retry-After: delay-seconds or an HTTP date, never more than [`MAX_RETRY_AFTER`] (a header
+/// such as `1e300` must neither panic the conversion nor hold the agent).
 fn parse_retry_after(value: &str) -> Option<Duration> {
     let value = value.trim();
     if let Ok(secs) = value.parse::<f64>() {
-        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs));
+        return (secs.is_finite() && secs >= 0.0)
+            .then(|| Duration::from_secs_f64(secs.min(MAX_RETRY_AFTER.as_secs_f64())));
     }
     let when = httpdate::parse_http_date(value).ok()?;
     Some(
         when.duration_since(std::time::SystemTime::now())
-            .unwrap_or(Duration::ZERO),
+            .unwrap_or(Duration::ZERO)
+            .min(MAX_RETRY_AFTER),
     )
 }
 
@@ -343,5 +373,18 @@ mod tests {
         );
         assert_eq!(parse_retry_after("soon"), None);
         assert_eq!(parse_retry_after("-1"), None);
+        assert_eq!(parse_retry_after("nan"), None);
+        for huge in ["1e300", "99999999999999999999", "inf"] {
+            let wait = parse_retry_after(huge);
+            assert!(
+                wait.is_none() || wait == Some(MAX_RETRY_AFTER),
+                "{huge}: {wait:?}"
+            );
+        }
+        assert_eq!(parse_retry_after("1e300"), Some(MAX_RETRY_AFTER));
+        assert_eq!(
+            parse_retry_after("Fri, 31 Dec 9999 23:59:59 GMT"),
+            Some(MAX_RETRY_AFTER)
+        );
     }
 }

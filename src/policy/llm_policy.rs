@@ -8,6 +8,7 @@ use super::action::{parse_structured, parse_text};
 use super::constrain;
 use super::llm_client::{ChatMessage, ChatOptions, LlmClient, LlmError, Usage};
 use super::pricing::PriceTable;
+use super::prompt::TokenCounter;
 use crate::config::{Constrain, LlmConfig, OutputMode};
 use crate::skills::{ExpandContext, InputEvent, SkillCall, SkillLibrary, plan};
 
@@ -39,6 +40,10 @@ pub struct Turn {
     /// Dollars, when the model has a price.
     pub cost_usd: Option<f64>,
     pub http_attempts: u32,
+    /// Requests whose response carried no `usage`: what was sent and the answer, for
+    /// [`LlmPolicy::count_unreported`].
+    #[serde(skip)]
+    pub unreported: Vec<(String, String)>,
 }
 
 /// Whether answers are JSON objects (structured mode with a JSON schema) or text.
@@ -168,20 +173,27 @@ impl LlmPolicy {
             usage: Usage::default(),
             cost_usd: Some(0.0),
             http_attempts: 0,
+            unreported: Vec::new(),
         };
         for _ in 0..=self.max_invalid {
             let completion = self.client.chat(&messages, &options).await?;
             turn.http_attempts += completion.attempts;
-            if let Some(u) = completion.response.usage {
-                turn.usage.prompt_tokens += u.prompt_tokens;
-                turn.usage.completion_tokens += u.completion_tokens;
-            }
             let answer = completion
                 .response
                 .choices
                 .first()
                 .and_then(|c| c.message.content.clone())
                 .unwrap_or_default();
+            match completion.response.usage {
+                Some(u) => {
+                    turn.usage.prompt_tokens += u.prompt_tokens;
+                    turn.usage.completion_tokens += u.completion_tokens;
+                }
+                None => {
+                    let sent: Vec<&str> = messages.iter().map(|m| m.content.as_str()).collect();
+                    turn.unreported.push((sent.join("\n"), answer.clone()));
+                }
+            }
             // Parsed once: the call is kept for the record even when validation rejects it.
             let (parsed, outcome) = match read_answer(&answer, self.json_answers()) {
                 Ok((call, reasoning)) => (
@@ -213,5 +225,19 @@ impl LlmPolicy {
         }
         turn.cost_usd = self.prices.cost(self.client.model(), turn.usage);
         Ok(turn)
+    }
+
+    /// Counts the tokens of the requests whose response carried no `usage` (o200k_base, the
+    /// prompt's own counter) into the turn's usage and cost, and marks the usage `estimated`.
+    pub fn count_unreported(&self, turn: &mut Turn, counter: &TokenCounter) {
+        if turn.unreported.is_empty() {
+            return;
+        }
+        for (sent, answer) in turn.unreported.drain(..) {
+            turn.usage.prompt_tokens += counter.count(&sent) as u64;
+            turn.usage.completion_tokens += counter.count(&answer) as u64;
+        }
+        turn.usage.estimated = true;
+        turn.cost_usd = self.prices.cost(self.client.model(), turn.usage);
     }
 }

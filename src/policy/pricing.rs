@@ -101,6 +101,7 @@ mod tests {
         let usage = Usage {
             prompt_tokens: 1_000_000,
             completion_tokens: 100_000,
+            estimated: false,
         };
         assert_eq!(t.cost("gpt-4o-2024-08-06", usage), Some(3.5));
         assert_eq!(t.cost("gpt-4o-mini", usage), Some(0.21));

@@ -63,10 +63,16 @@ impl StopFlag {
     }
 
     /// Makes SIGINT and SIGTERM request a stop instead of killing the process, so held input
-    /// is released on the way out.
+    /// is released on the way out. A second signal exits at once (status 130): the way out
+    /// when the first one seems to do nothing.
     pub fn on_signals(&self) -> std::io::Result<()> {
         use signal_hook::consts::{SIGINT, SIGTERM};
+        let signalled = Arc::new(std::sync::atomic::AtomicBool::new(false));
         for sig in [SIGINT, SIGTERM] {
+            // Handlers run in the order they were registered: the exit looks at the flag
+            // before the first signal sets it.
+            signal_hook::flag::register_conditional_shutdown(sig, 130, Arc::clone(&signalled))?;
+            signal_hook::flag::register(sig, Arc::clone(&signalled))?;
             signal_hook::flag::register_usize(
                 sig,
                 Arc::clone(&self.0),

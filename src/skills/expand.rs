@@ -120,7 +120,14 @@ pub struct SkillCall {
 pub struct CallArg {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// serde_json writes a non-finite number as `null`; reading `null` back as NaN keeps every
+    /// session file readable, whatever an answer held (the parsers refuse non-finite values).
+    #[serde(deserialize_with = "number_or_null")]
     pub value: f64,
+}
+
+fn number_or_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
 }
 
 impl fmt::Display for SkillCall {

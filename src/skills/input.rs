@@ -5,7 +5,9 @@
 use std::time::{Duration, Instant};
 
 use enigo::{Coordinate, Direction, Enigo, Keyboard, Mouse, Settings};
+use x11rb::connection::Connection as _;
 use x11rb::protocol::xfixes::ConnectionExt as _;
+use x11rb::protocol::xproto::ConnectionExt as _;
 use x11rb::rust_connection::RustConnection;
 
 use super::expand::{Camera, InputEvent};
@@ -40,6 +42,78 @@ pub trait InputBackend {
     /// Sends one event (never `Wait`: the executor sleeps itself).
     fn send(&mut self, event: &InputEvent) -> Result<(), InputError>;
     fn name(&self) -> &'static str;
+}
+
+/// What [`release_held_input`] let go: X keycodes and pointer buttons.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Released {
+    pub keycodes: Vec<u8>,
+    pub buttons: Vec<u8>,
+}
+
+impl Released {
+    pub fn is_empty(&self) -> bool {
+        self.keycodes.is_empty() && self.buttons.is_empty()
+    }
+}
+
+/// Releases every key and pointer button the X server reports held, through XTest (a key a
+/// person holds on a real keyboard is not XTest's to release, and stays held). Run by the input
+/// guard when the agent is gone (a `kill -9` mid-hold runs no handler of the agent's) and when
+/// a real backend opens (whatever an earlier run left held).
+pub fn release_held_input(display: Option<&str>) -> Result<Released, String> {
+    use x11rb::protocol::xproto::{BUTTON_RELEASE_EVENT, KEY_RELEASE_EVENT, KeyButMask};
+    use x11rb::protocol::xtest::ConnectionExt as _;
+    use x11rb::wrapper::ConnectionExt as _;
+    let (conn, screen) = x11rb::connect(display).map_err(|e| e.to_string())?;
+    let failed = |e: &dyn std::fmt::Display| e.to_string();
+    let root = conn
+        .setup()
+        .roots
+        .get(screen)
+        .ok_or("the X server has no such screen")?
+        .root;
+    let keys = conn
+        .query_keymap()
+        .map_err(|e| failed(&e))?
+        .reply()
+        .map_err(|e| failed(&e))?
+        .keys;
+    let mask = conn
+        .query_pointer(root)
+        .map_err(|e| failed(&e))?
+        .reply()
+        .map_err(|e| failed(&e))?
+        .mask;
+    let mut released = Released::default();
+    for code in 8..=255u8 {
+        if keys[usize::from(code / 8)] & (1 << (code % 8)) != 0 {
+            conn.xtest_fake_input(KEY_RELEASE_EVENT, code, x11rb::CURRENT_TIME, root, 0, 0, 0)
+                .map_err(|e| failed(&e))?;
+            released.keycodes.push(code);
+        }
+    }
+    for (button, bit) in [
+        (1, KeyButMask::BUTTON1),
+        (2, KeyButMask::BUTTON2),
+        (3, KeyButMask::BUTTON3),
+    ] {
+        if mask.contains(bit) {
+            conn.xtest_fake_input(
+                BUTTON_RELEASE_EVENT,
+                button,
+                x11rb::CURRENT_TIME,
+                root,
+                0,
+                0,
+                0,
+            )
+            .map_err(|e| failed(&e))?;
+            released.buttons.push(button);
+        }
+    }
+    conn.sync().map_err(|e| failed(&e))?;
+    Ok(released)
 }
 
 /// Records events instead of sending them.
@@ -87,8 +161,9 @@ impl InputBackend for DryRun {
 pub struct EnigoBackend {
     enigo: Enigo,
     window: WindowRect,
-    /// Asks the X server whether the game hides the pointer (XFixes cursor image).
-    x11: Option<RustConnection>,
+    /// Asks the X server where the pointer is and whether the game hides it (XFixes cursor
+    /// image); with the screen number the connection opened.
+    x11: Option<(RustConnection, usize)>,
     display: Option<String>,
     /// `Camera::relock_after_escape_ms`, and when the last Escape was let go.
     relock_after_escape: Duration,
@@ -105,6 +180,30 @@ const CURSOR_SETTLE: Duration = Duration::from_millis(80);
 /// client hid it 0.5 s after its first click and lost a turn sent at once; 1.2 s later the
 /// turn went through.
 const GRAB_SETTLE: Duration = Duration::from_millis(1_200);
+/// How long a game that holds the pointer is given to re-centre it between the parts of a
+/// move that would otherwise leave the window (a frame or two at any playable rate).
+const RECENTRE_WAIT: Duration = Duration::from_millis(500);
+/// Pixels kept between a moved pointer and the window's edge.
+const EDGE_MARGIN: i32 = 2;
+
+/// The largest part `t` (0..=1) of a move by (dx, dy) from (px, py) that keeps the pointer
+/// `EDGE_MARGIN` inside the window; 0 when it is not inside that now.
+fn fraction_inside(window: &WindowRect, px: i32, py: i32, dx: i32, dy: i32) -> f64 {
+    let axis = |p: i32, d: i32, size: u32| -> f64 {
+        let (lo, hi) = (EDGE_MARGIN, size as i32 - 1 - EDGE_MARGIN);
+        if p < lo || p > hi {
+            return 0.0;
+        }
+        match d.signum() {
+            1 => f64::from(hi - p) / f64::from(d),
+            -1 => f64::from(lo - p) / f64::from(d),
+            _ => 1.0,
+        }
+    };
+    axis(px, dx, window.w)
+        .min(axis(py, dy, window.h))
+        .clamp(0.0, 1.0)
+}
 
 impl EnigoBackend {
     /// `display`: an X display such as ":99"; `None` uses `$DISPLAY`.
@@ -116,6 +215,15 @@ impl EnigoBackend {
             ..Settings::default()
         };
         let enigo = Enigo::new(&settings).map_err(|e| InputError::Open(e.to_string()))?;
+        match release_held_input(display) {
+            Ok(r) if !r.is_empty() => tracing::warn!(
+                "released what an earlier run left held: keycodes {:?}, buttons {:?}",
+                r.keycodes,
+                r.buttons
+            ),
+            Ok(_) => {}
+            Err(e) => tracing::warn!("cannot check for input left held: {e}"),
+        }
         Ok(EnigoBackend {
             enigo,
             window,
@@ -139,23 +247,123 @@ impl EnigoBackend {
     /// transparent. The X grab is no witness: Chromium kept its grab while the page's own
     /// relock was refused ("Browser Delay Limitation"), and every turn after it was lost.
     fn game_hides_pointer(&mut self) -> Result<bool, String> {
-        if self.x11.is_none() {
-            let (conn, _) = x11rb::connect(self.display.as_deref()).map_err(|e| e.to_string())?;
-            conn.xfixes_query_version(4, 0)
-                .map_err(|e| e.to_string())?
-                .reply()
-                .map_err(|e| format!("the X server has no XFixes extension: {e}"))?;
-            self.x11 = Some(conn);
-        }
-        let Some(conn) = self.x11.as_ref() else {
-            return Err("no X connection".into());
-        };
+        let (conn, _) = self.x11()?;
         let cursor = conn
             .xfixes_get_cursor_image()
             .map_err(|e| e.to_string())?
             .reply()
             .map_err(|e| e.to_string())?;
         Ok(cursor.cursor_image.iter().all(|argb| argb >> 24 == 0))
+    }
+
+    /// The X connection, opened on first use.
+    fn x11(&mut self) -> Result<&(RustConnection, usize), String> {
+        if self.x11.is_none() {
+            let (conn, screen) =
+                x11rb::connect(self.display.as_deref()).map_err(|e| e.to_string())?;
+            conn.xfixes_query_version(4, 0)
+                .map_err(|e| e.to_string())?
+                .reply()
+                .map_err(|e| format!("the X server has no XFixes extension: {e}"))?;
+            self.x11 = Some((conn, screen));
+        }
+        self.x11
+            .as_ref()
+            .ok_or_else(|| "no X connection".to_string())
+    }
+
+    /// Where the pointer is, relative to the game window.
+    fn pointer(&mut self) -> Result<(i32, i32), String> {
+        let (conn, screen) = self.x11()?;
+        let root = conn
+            .setup()
+            .roots
+            .get(*screen)
+            .ok_or("the X server has no such screen")?
+            .root;
+        let p = conn
+            .query_pointer(root)
+            .map_err(|e| e.to_string())?
+            .reply()
+            .map_err(|e| e.to_string())?;
+        Ok((
+            i32::from(p.root_x) - self.window.x,
+            i32::from(p.root_y) - self.window.y,
+        ))
+    }
+
+    /// A relative move that never takes the pointer out of the game window. Where the whole
+    /// move would leave it, it goes in parts, each waiting for the game to bring the pointer
+    /// back (a game that holds the pointer re-centres it after every motion). A game that does
+    /// not gets the pointer at its window's edge and an error: relative moves that add up past
+    /// the window once put it over another application, which the next click then hit.
+    fn move_by(&mut self, dx: i32, dy: i32) -> Result<(), String> {
+        let (mut left_x, mut left_y) = (dx, dy);
+        while (left_x, left_y) != (0, 0) {
+            let (px, py) = self.pointer()?;
+            let t = fraction_inside(&self.window, px, py, left_x, left_y);
+            let part = if t >= 1.0 {
+                (left_x, left_y)
+            } else {
+                (
+                    (f64::from(left_x) * t).trunc() as i32,
+                    (f64::from(left_y) * t).trunc() as i32,
+                )
+            };
+            if part != (0, 0) {
+                self.enigo
+                    .move_mouse(part.0, part.1, Coordinate::Rel)
+                    .map_err(|e| e.to_string())?;
+                left_x -= part.0;
+                left_y -= part.1;
+                if (left_x, left_y) == (0, 0) {
+                    break;
+                }
+            }
+            let at = (px + part.0, py + part.1);
+            if !self.wait_for_recentre(at)? {
+                return Err(format!(
+                    "the pointer would leave the {}x{} game window: {left_x},{left_y} of a move \
+                     by {dx},{dy} not sent (the pointer is at {},{} and the game does not \
+                     re-centre it)",
+                    self.window.w, self.window.h, at.0, at.1
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Waits up to [`RECENTRE_WAIT`] for the pointer to leave `at` and be inside the window.
+    fn wait_for_recentre(&mut self, at: (i32, i32)) -> Result<bool, String> {
+        let until = Instant::now() + RECENTRE_WAIT;
+        loop {
+            let now = self.pointer()?;
+            if now != at && fraction_inside(&self.window, now.0, now.1, 0, 0) > 0.0 {
+                return Ok(true);
+            }
+            if Instant::now() >= until {
+                return Ok(false);
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// A click goes only where the pointer is over the game window.
+    fn check_pointer_inside(&mut self) -> Result<(), InputError> {
+        let (x, y) = self.pointer().map_err(|reason| InputError::Send {
+            event: "button press".into(),
+            reason,
+        })?;
+        if self.window.contains(x, y) {
+            Ok(())
+        } else {
+            Err(InputError::OutsideWindow {
+                x,
+                y,
+                w: self.window.w,
+                h: self.window.h,
+            })
+        }
     }
 
     /// Clicks (x, y) unless the game already hides the pointer, then waits for it to take it;
@@ -275,6 +483,7 @@ impl InputBackend for EnigoBackend {
                 self.enigo.key(enigo_key(key), Direction::Release)
             }
             InputEvent::ButtonDown { button } => {
+                self.check_pointer_inside()?;
                 self.enigo.button(enigo_button(button), Direction::Press)
             }
             InputEvent::ButtonUp { button } => {
@@ -284,7 +493,12 @@ impl InputBackend for EnigoBackend {
                 self.enigo
                     .move_mouse(self.window.x + x, self.window.y + y, Coordinate::Abs)
             }
-            InputEvent::MoveBy { dx, dy } => self.enigo.move_mouse(dx, dy, Coordinate::Rel),
+            InputEvent::MoveBy { dx, dy } => {
+                return self.move_by(dx, dy).map_err(|reason| InputError::Send {
+                    event: event.to_string(),
+                    reason,
+                });
+            }
             InputEvent::Wait { .. } => Ok(()),
             InputEvent::GrabPointer { x, y } => {
                 return self.grab_pointer(x, y).map_err(|reason| InputError::Send {

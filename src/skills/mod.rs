@@ -14,7 +14,9 @@ pub use execute::{ExecError, Executed, StopFlag, StopReason, execute};
 pub use expand::{
     CallArg, CallError, Camera, ExpandContext, InputEvent, SkillCall, SlotGeometry, plan,
 };
-pub use input::{DryRun, EnigoBackend, InputBackend, InputError, WindowRect};
+pub use input::{
+    DryRun, EnigoBackend, InputBackend, InputError, Released, WindowRect, release_held_input,
+};
 pub use keys::{Button, Key, KeyMap};
 pub use library::{LibraryError, Skill, SkillLibrary, SlotNames};
 pub use profile::{GameProfile, ProfileError};

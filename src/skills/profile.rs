@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use super::expand::{Camera, SlotGeometry};
 use super::gui::{GuiGeometry, GuiLayout};
-use super::keys::KeyMap;
+use super::keys::{Key, KeyMap};
 use super::library::{LibraryError, SkillLibrary, SlotNames};
 use crate::agent::success::SuccessRule;
 use crate::perception::CountStyle;
@@ -121,6 +121,17 @@ impl GameProfile {
             .map_err(|(line, m)| DataFileError::at(controls_file, line, m))?;
         check_camera(&raw.camera)
             .map_err(|m| DataFileError::at(controls_file, camera_line(&text), m))?;
+        // A bad binding is reported where it is written, not at the first skill that uses it.
+        for (action, bound) in &raw.keys.0 {
+            if Key::parse(bound).is_none() {
+                return Err(DataFileError::at(
+                    controls_file,
+                    binding_line(&text, action),
+                    format!("[keys] {action} = \"{bound}\": unknown key name"),
+                )
+                .into());
+            }
+        }
         if let Some(counts) = &raw.counts {
             let line = section_line(&text, "counts");
             counts
@@ -146,6 +157,20 @@ impl GameProfile {
             controls_file: controls_file.to_path_buf(),
         })
     }
+}
+
+/// The line of `action = ...` in `[keys]` (else the header's).
+fn binding_line(text: &str, action: &str) -> usize {
+    let start = toml_lines::header_line(text, "[keys]").unwrap_or(1);
+    text.lines()
+        .enumerate()
+        .skip(start)
+        .find(|(_, l)| {
+            l.trim_start()
+                .strip_prefix(action)
+                .is_some_and(|rest| rest.trim_start().starts_with('='))
+        })
+        .map_or(start, |(i, _)| i + 1)
 }
 
 /// The line of a `[section]` header (comments elsewhere may mention `[section]` too).
