@@ -1453,3 +1453,98 @@ fn a_station_taken_back_that_does_not_come_is_walked_to_once() {
         .concat()
     );
 }
+
+#[test]
+fn walks_that_do_not_bring_a_far_target_closer_end_in_a_detour() {
+    // Seed 202 on the client: 30 walks toward a trunk 33 px wide that stayed 30-37 px wide (the
+    // way was blocked) until the steps ran out.
+    let mut w = world_of("minecraft-web", (1280, 720));
+    let far = |x: f32, width: f32| EnvironmentEntity {
+        w: width,
+        h: 90.0,
+        ..entity("trunk", x, 360.0, false)
+    };
+    // Four walks, the box never 20% wider than at the first (it drifts, so no jump).
+    for (x, width) in [(640.0, 33.0), (630.0, 35.0), (620.0, 32.0), (630.0, 36.0)] {
+        let c = act(w.step("Log", vec![far(x, width)], vec![]));
+        assert!(
+            c.skill == "move_forward" || c.skill == "jump_forward",
+            "{c}"
+        );
+    }
+    // The fifth: go round (the detour starts by levelling the view).
+    assert_eq!(
+        act(w.step("Log", vec![far(640.0, 34.0)], vec![])),
+        call("look_level", &[])
+    );
+    assert_eq!(
+        act(w.step("Log", vec![], vec![])),
+        call("turn", &[300.0, 0.0])
+    );
+}
+
+#[test]
+fn walks_that_bring_the_target_closer_go_on() {
+    let mut w = world_of("minecraft-web", (1280, 720));
+    let far = |width: f32| EnvironmentEntity {
+        w: width,
+        h: 90.0,
+        ..entity("trunk", 640.0, 360.0, false)
+    };
+    // 12-15% wider a walk: too little for one walk to count as closer (the next may jump),
+    // enough over a few for no detour.
+    for width in [33.0, 37.0, 42.0, 48.0, 55.0, 63.0, 71.0, 80.0] {
+        let c = act(w.step("Log", vec![far(width)], vec![]));
+        assert!(
+            c.skill == "move_forward" || c.skill == "jump_forward",
+            "{c}"
+        );
+    }
+}
+
+#[test]
+fn walks_to_drops_that_never_come_get_longer() {
+    // Seed 202 on the client: a trunk column in a terrace wall dropped its logs on the terrace
+    // above; 17 mines each followed by the same 0.8 s jump never got there.
+    let mut w = world_of("minecraft-web", (1280, 720));
+    let mut walks = Vec::new();
+    for i in 0..6 {
+        // The box moves between the mines (the walks went somewhere), by more than it jitters.
+        let trunk = entity("trunk", if i % 2 == 0 { 640.0 } else { 652.0 }, 360.0, true);
+        assert_eq!(
+            act(w.step("Log", vec![trunk.clone()], vec![])),
+            call("mine_log", &[4.5])
+        );
+        let walk = act(w.step("Log", vec![trunk.clone()], vec![]));
+        assert_eq!(walk.skill, "jump_forward");
+        walks.push((walk.args[0].value * 10.0).round() / 10.0);
+    }
+    assert_eq!(walks, [0.8, 0.8, 1.6, 1.6, 2.4, 2.4]);
+}
+
+#[test]
+fn mines_that_see_the_target_the_same_each_time_end_in_a_detour() {
+    // Seed 206 on the client: a tree up a terraced hill looked in reach; 28 mines and walks to
+    // the drop from one spot, the box the same to the pixel, no log.
+    let mut w = world_of("minecraft-web", (1280, 720));
+    let trunk = entity("trunk", 640.0, 360.0, true);
+    for _ in 0..2 {
+        assert_eq!(
+            act(w.step("Log", vec![trunk.clone()], vec![])),
+            call("mine_log", &[4.5])
+        );
+        assert_eq!(
+            act(w.step("Log", vec![trunk.clone()], vec![])).skill,
+            "jump_forward"
+        );
+    }
+    // The third mine would see it the same again: go round instead.
+    assert_eq!(
+        act(w.step("Log", vec![trunk.clone()], vec![])),
+        call("look_level", &[])
+    );
+    assert_eq!(
+        act(w.step("Log", vec![], vec![])),
+        call("turn", &[300.0, 0.0])
+    );
+}

@@ -414,6 +414,11 @@ pub struct Planner {
     /// The target's box (x, y, w) when the planner last walked toward it: the same box after
     /// the walk means the player is stuck against a block, and the next walk jumps.
     last_walk: Option<(f32, f32, f32)>,
+    /// The target's box width at the first of the walks toward it that have not made it wider,
+    /// and how many such walks: a way that does not bring the target closer is blocked (a wall,
+    /// water, a cliff), and after `WALKS_BEFORE_DETOUR` of them the planner goes round (seed
+    /// 202: 30 walks toward a trunk 33 px wide that stayed 30-37 px).
+    approach_walks: Option<(f32, u32)>,
     /// The thing the queued exploration looks for: once it is in view the rest of the
     /// exploration is dropped (the loop walked on past coal ore that had come into view).
     exploring_for: Option<NodeIndex>,
@@ -453,6 +458,16 @@ pub struct Planner {
     fetched_to_hotbar: Option<NodeIndex>,
     /// The item whose thing was just mined (`pickup_walk`), and how many the bag held before.
     mined: Option<(NodeIndex, Option<u32>)>,
+    /// Walks to a drop in a row after which the item had not come: each second one walks
+    /// twice as long, up to three times (seed 202: a trunk column in a terrace wall dropped its
+    /// logs on the terrace above; 17 mines and walks of one length never got there, two jumps
+    /// in a row did).
+    fruitless_pickups: u32,
+    /// The target's box (x, y, w) at the last mine, and how many mines in a row since the item
+    /// last came saw it the same: the walks to the drop go nowhere and the mines reach nothing
+    /// (seed 206: a tree up a terraced hill looked in reach; 28 mines from one spot, the box
+    /// the same to the pixel). After `SAME_MINES_BEFORE_DETOUR` the planner goes round.
+    mine_view: Option<((f32, f32, f32), u32)>,
     /// The station the queued close calls take back (`taken_back`), until the step after them.
     taking_back: Option<String>,
     /// Hotbar keys whose slot the last screen in view showed empty in its hotbar row: what the
@@ -472,6 +487,16 @@ pub struct Planner {
 
 /// Looks around in a row, with no gather between, after which the next one is a detour.
 const EXPLORES_BEFORE_DETOUR: u32 = 2;
+
+/// Walks toward a target that leave its box less than `APPROACH_GROWTH` wider than at the
+/// first of them, after which the next is a detour. Two blocks a walk make a trunk 28 blocks
+/// away 8% wider a walk, 44% after four; the detector's boxes jitter by 15%.
+const WALKS_BEFORE_DETOUR: u32 = 4;
+
+/// Mines in a row that saw the target's box the same as the mine before, after which the next
+/// is a detour.
+const SAME_MINES_BEFORE_DETOUR: u32 = 2;
+const APPROACH_GROWTH: f32 = 0.2;
 
 /// A target's demand being worked out: what is left in the bag, the stations and tools already
 /// counted, and what must still come from the world.
@@ -614,6 +639,7 @@ impl Planner {
             last_turn: None,
             turn_before_last: None,
             last_walk: None,
+            approach_walks: None,
             exploring_for: None,
             bag_seen_for: None,
             gathered_unseen: BTreeSet::new(),
@@ -625,6 +651,8 @@ impl Planner {
             bag_tools: BTreeMap::new(),
             fetched_to_hotbar: None,
             mined: None,
+            fruitless_pickups: 0,
+            mine_view: None,
             taking_back: None,
             empty_hotbar_keys: BTreeSet::new(),
             explores_since_gather: 0,
@@ -1249,6 +1277,9 @@ impl Planner {
         if self.gather_item != Some(item) {
             self.gather_item = Some(item);
             self.gather_streak = 0;
+            self.approach_walks = None;
+            self.fruitless_pickups = 0;
+            self.mine_view = None;
         }
         let mut call = vec![ArgToken::Token(rule.skill.clone())];
         call.extend(rule.args.iter().cloned());
@@ -1279,12 +1310,17 @@ impl Planner {
             };
             // Either way the next mine is a fresh try: the item came, or its drop is walked to.
             self.gather_streak = 0;
-            if !came {
+            if came {
+                self.fruitless_pickups = 0;
+                self.mine_view = None;
+            } else {
                 self.last_turn = None;
+                let longer = 1 + (self.fruitless_pickups / 2).min(2);
+                self.fruitless_pickups += 1;
                 // With a jump first: the drop may lie a step up (a trunk on a terrace).
                 self.walk(
                     JUMP,
-                    seconds,
+                    (seconds * f64::from(longer) * 10.0).round() / 10.0,
                     format!("mined the {approach}: walk to where it stood to pick up the {name} it dropped"),
                 );
                 return Ok(());
@@ -1315,6 +1351,7 @@ impl Planner {
             });
         let Some(e) = nearest else {
             self.gather_streak = 0;
+            self.approach_walks = None;
             if let (Some(seconds), Some(_)) = (self.config.lost_target_walk, self.last_turn.take())
             {
                 self.walk(
@@ -1394,6 +1431,23 @@ impl Planner {
             } else {
                 0
             };
+            let walks = match self.approach_walks {
+                Some((first, n)) if e.w <= first * (1.0 + APPROACH_GROWTH) => (first, n + 1),
+                _ => (e.w, 1),
+            };
+            if walks.1 > WALKS_BEFORE_DETOUR && !self.config.detour.is_empty() {
+                self.approach_walks = None;
+                self.last_walk = None;
+                let detour = self.detour();
+                self.queue(
+                    &detour,
+                    &format!(
+                        "{WALKS_BEFORE_DETOUR} walks toward the {approach} did not bring it closer: go round"
+                    ),
+                );
+                return Ok(());
+            }
+            self.approach_walks = Some(walks);
             // Not closer: the box stayed where it was and did not grow. The detector's boxes
             // of one trunk jitter by a quarter of their width from frame to frame (seed 187: a
             // stump 90-117 px wide, seven walks against a terrace wall without a jump).
@@ -1412,7 +1466,31 @@ impl Planner {
                 self.walk(WALK, walk_seconds, why);
             }
         } else {
+            let same = self.mine_view.is_some_and(|((x, y, w), _)| {
+                let near = (w * STUCK_JITTER).max(4.0);
+                (x - e.x).abs() < near && (y - e.y).abs() < near && (w - e.w).abs() < near
+            });
+            let same_mines = if same {
+                self.mine_view.map_or(0, |(_, n)| n) + 1
+            } else {
+                0
+            };
+            if same_mines >= SAME_MINES_BEFORE_DETOUR && !self.config.detour.is_empty() {
+                self.mine_view = None;
+                self.gather_streak = 0;
+                let detour = self.detour();
+                self.queue(
+                    &detour,
+                    &format!(
+                        "the {approach} looked the same at {} mines in a row and no {name} came: go round",
+                        same_mines + 1
+                    ),
+                );
+                return Ok(());
+            }
+            self.mine_view = Some(((e.x, e.y, e.w), same_mines));
             self.gather_streak += 1;
+            self.approach_walks = None;
             self.mined = Some((item, view.held(item)));
             if self.hud_hotbar_full(view) {
                 self.gathered_unseen.insert(item);
