@@ -173,8 +173,10 @@ def check_action(action, skills, window):
     args = action["args"]
     if len(args) != len(params):
         return f"{action['skill']}: {len(args)} args for {len(params)} params"
-    named = {a.get("name"): a["value"] for a in args if a.get("name")}
-    values = [named.get(p["name"]) if named else a["value"] for p, a in zip(params, args)]
+    # Positional arguments fill the parameters in order, named ones their own.
+    named = {a["name"]: a["value"] for a in args if a.get("name")}
+    positional = iter(a["value"] for a in args if not a.get("name"))
+    values = [named[p["name"]] if p["name"] in named else next(positional, None) for p in params]
     for p, v in zip(params, values):
         if v is None or not isinstance(v, (int, float)) or not math.isfinite(v):
             return f"{p['name']} = {v}"
@@ -195,6 +197,8 @@ def main():
     ap.add_argument("--frames-per-session", type=int, default=60)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", type=Path, default=REPO / ".work" / "llm-fuzz")
+    ap.add_argument("--resume", action="store_true",
+                    help="count the sessions already in OUT and go on from there (else OUT is emptied)")
     args = ap.parse_args()
     if not BIN.is_file():
         sys.exit(f"{BIN} is missing: cargo build first")
@@ -202,23 +206,67 @@ def main():
                                  cwd=REPO, capture_output=True, text=True, check=True).stdout
     skill_list = json.loads(skills_json)
     skills = {s["name"]: s for s in skill_list}
-    hostile = Hostile(args.seed, skill_list)
+    sessions = args.out / "sessions"
+    done = sorted(sessions.glob("fuzz-*")) if args.resume else []
+    # A resumed run draws other answers than the sessions it found.
+    hostile = Hostile(args.seed + len(done), skill_list)
     server = serve(hostile)
     port = server.server_address[1]
 
-    shutil.rmtree(args.out, ignore_errors=True)
     frames = args.out / "frames"
-    frames.mkdir(parents=True)
-    src = FRAMES / WINDOW_FRAME
-    for i in range(args.frames_per_session):
-        os.symlink(src, frames / f"{i:06}.png")
-    sessions = args.out / "sessions"
+    if not args.resume:
+        shutil.rmtree(args.out, ignore_errors=True)
+    if not frames.is_dir():
+        frames.mkdir(parents=True)
+        src = FRAMES / WINDOW_FRAME
+        for i in range(args.frames_per_session):
+            os.symlink(src, frames / f"{i:06}.png")
     counts = {"sessions": 0, "answers": 0, "steps": 0, "accepted": 0, "invalid_accepted": 0,
               "panics": 0, "unclosed": 0, "unreadable": 0, "estimated_usage_steps": 0,
               "exit_codes": {}, "invalid": []}
-    window = None
     started = time.time()
     n = 0
+    def read_session(sid, code, stderr):
+        counts["exit_codes"][str(code)] = counts["exit_codes"].get(str(code), 0) + 1
+        if code == 101 or "panicked" in stderr:
+            counts["panics"] += 1
+            print(f"{sid}: PANIC\n{stderr[-2000:]}", file=sys.stderr)
+        counts["sessions"] += 1
+        log = sessions / sid / "session.jsonl"
+        ended = False
+        # JSON lines end with "\n" only: an answer may hold U+2028 or U+0085, which
+        # str.splitlines() would take for line ends.
+        text = log.read_bytes().decode("utf-8") if log.is_file() else ""
+        for line in filter(None, text.split("\n")):
+            rec = json.loads(line)
+            if rec["kind"] == "end":
+                ended = True
+                if rec["reason"].startswith("error"):
+                    counts["error_ends"] = counts.get("error_ends", 0) + 1
+            if rec["kind"] != "step":
+                continue
+            counts["steps"] += 1
+            counts["answers"] += len(rec.get("attempts", []))
+            if rec.get("usage", {}).get("estimated"):
+                counts["estimated_usage_steps"] += 1
+            if rec.get("action"):
+                counts["accepted"] += 1
+                why = check_action(rec["action"], skills, (rec["frame_w"], rec["frame_h"]))
+                if why:
+                    counts["invalid_accepted"] += 1
+                    counts["invalid"].append(f"{sid} step {rec['step']}: {why}")
+        if not ended:
+            counts["unclosed"] += 1
+        report = subprocess.run([str(BIN), "report", str(sessions / sid), "-o", os.devnull],
+                                cwd=REPO, capture_output=True, text=True)
+        if report.returncode != 0:
+            counts["unreadable"] += 1
+            print(f"{sid}: report failed: {report.stderr[-500:]}", file=sys.stderr)
+
+    for d in done:
+        # The exit status of a session found on disk is not known; its records are.
+        read_session(d.name, "earlier run", "")
+        n += 1
     while counts["answers"] < args.answers:
         n += 1
         sid = f"fuzz-{n:04}"
@@ -230,38 +278,7 @@ def main():
                "play", "--task", "log", "--policy", "llm", "--dry-run", "--max-cost", "0",
                "--max-steps", "0", "--max-minutes", "0", "--frames", str(frames), "--session-id", sid]
         proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
-        code = proc.returncode
-        counts["exit_codes"][str(code)] = counts["exit_codes"].get(str(code), 0) + 1
-        if code == 101 or "panicked" in proc.stderr:
-            counts["panics"] += 1
-            print(f"{sid}: PANIC\n{proc.stderr[-2000:]}", file=sys.stderr)
-        counts["sessions"] += 1
-        log = sessions / sid / "session.jsonl"
-        ended = False
-        for line in log.read_text().splitlines() if log.is_file() else []:
-            rec = json.loads(line)
-            if rec["kind"] == "end":
-                ended = True
-            if rec["kind"] != "step":
-                continue
-            window = (rec["frame_w"], rec["frame_h"])
-            counts["steps"] += 1
-            counts["answers"] += len(rec.get("attempts", []))
-            if rec.get("usage", {}).get("estimated"):
-                counts["estimated_usage_steps"] += 1
-            if rec.get("action"):
-                counts["accepted"] += 1
-                why = check_action(rec["action"], skills, window)
-                if why:
-                    counts["invalid_accepted"] += 1
-                    counts["invalid"].append(f"{sid} step {rec['step']}: {why}")
-        if not ended:
-            counts["unclosed"] += 1
-        report = subprocess.run([str(BIN), "report", str(sessions / sid), "-o", os.devnull],
-                                cwd=REPO, capture_output=True, text=True)
-        if report.returncode != 0:
-            counts["unreadable"] += 1
-            print(f"{sid}: report failed: {report.stderr[-500:]}", file=sys.stderr)
+        read_session(sid, proc.returncode, proc.stderr)
         print(f"\r{counts['sessions']} sessions, {counts['answers']} answers, "
               f"{counts['accepted']} accepted, {counts['invalid_accepted']} invalid accepted, "
               f"{counts['panics']} panics, {time.time() - started:.0f} s", end="", flush=True)
