@@ -158,3 +158,12 @@ proptest! {
         assert_valid(&profile(), &answer, true);
     }
 }
+
+#[test]
+fn a_tiny_number_reads_back_to_the_bit() {
+    // Found by the property above: without serde_json's exact float parsing this came back one
+    // unit in the last place off.
+    assert_round_trip(
+        "Action: craft_plank(-0.00000000000000000000000000000000000000000000000000000000025438153360022943)",
+    );
+}
