@@ -397,13 +397,22 @@ fn the_report_renders_in_headless_chromium_without_console_errors() {
 
 /// `play --frames DIR --dry-run` with the planner, no display.
 fn play_frames(frames: &std::path::Path, sessions: &std::path::Path, id: &str) -> Command {
+    play_frames_with(frames, sessions, id, "planner")
+}
+
+fn play_frames_with(
+    frames: &std::path::Path,
+    sessions: &std::path::Path,
+    id: &str,
+    policy: &str,
+) -> Command {
     let mut cmd = binary();
     cmd.args([
         "play",
         "--task",
         "planks",
         "--policy",
-        "planner",
+        policy,
         "--dry-run",
         "--session-id",
         id,
@@ -499,4 +508,56 @@ fn a_session_whose_answer_held_a_non_finite_number_stays_readable() {
         report.to_str().expect("utf8"),
     ]);
     assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn ctrl_c_while_the_llm_is_slow_ends_the_session_at_once() {
+    // An endpoint that takes a minute to answer: SIGINT must cut the request, not wait for it
+    // (and its retries), and the session must still close with its end record.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let server = rt.block_on(async {
+        let server = wiremock::MockServer::start().await;
+        wiremock::Mock::given(wiremock::matchers::method("POST"))
+            .respond_with(wiremock::ResponseTemplate::new(200).set_delay(Duration::from_secs(60)))
+            .mount(&server)
+            .await;
+        server
+    });
+    let sessions = tempfile::tempdir().expect("temp");
+    let mut child = play_frames_with(
+        &support::fixture("detector/images"),
+        sessions.path(),
+        "slow",
+        "llm",
+    )
+    .args(["--max-cost", "0"])
+    .args(["--set", &format!("llm.base_url={}/v1", server.uri())])
+    .args(["--set", "llm.model=slow", "--set", "llm.timeout_secs=90"])
+    .stdout(Stdio::null())
+    .stderr(Stdio::null())
+    .spawn()
+    .expect("spawn");
+    support::wait_until(
+        Duration::from_secs(60),
+        || {
+            rt.block_on(server.received_requests())
+                .is_some_and(|r| !r.is_empty())
+        },
+        "the first LLM request",
+    );
+    let started = std::time::Instant::now();
+    // SAFETY: signalling our own child process by its pid.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    child.wait().expect("wait");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "SIGINT took {:?} to end the session",
+        started.elapsed()
+    );
+    let session = Session::load(&sessions.path().join("slow")).expect("session");
+    let end = session.end.expect("an end record");
+    assert!(end.starts_with("stopped: interrupted"), "{end}");
 }
