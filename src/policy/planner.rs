@@ -1285,11 +1285,9 @@ impl Planner {
         call.extend(rule.args.iter().cloned());
         let Some(approach) = rule.approach.as_deref() else {
             if self.blind_gather_empty.take() == Some(item) && !self.config.detour.is_empty() {
-                let detour = self.detour();
-                self.queue(
-                    &detour,
-                    &format!("the bag held no more {name} after the last try: go elsewhere first"),
-                );
+                self.go_round(&format!(
+                    "the bag held no more {name} after the last try: go elsewhere first"
+                ));
             }
             self.gathered_unseen.insert(item);
             self.blind_before = Some((item, view.held(item)));
@@ -1368,13 +1366,9 @@ impl Planner {
             {
                 // Not an exploration: the thing in view must not cut it short.
                 self.explores_since_gather = 0;
-                let detour = self.detour();
-                self.queue(
-                    &detour,
-                    &format!(
+                self.go_round(&format!(
                         "looked around {EXPLORES_BEFORE_DETOUR} times for a {approach} without getting one: go round"
-                    ),
-                );
+                    ));
                 return Ok(());
             }
             self.explores_since_gather += 1;
@@ -1438,13 +1432,9 @@ impl Planner {
             if walks.1 > WALKS_BEFORE_DETOUR && !self.config.detour.is_empty() {
                 self.approach_walks = None;
                 self.last_walk = None;
-                let detour = self.detour();
-                self.queue(
-                    &detour,
-                    &format!(
+                self.go_round(&format!(
                         "{WALKS_BEFORE_DETOUR} walks toward the {approach} did not bring it closer: go round"
-                    ),
-                );
+                    ));
                 return Ok(());
             }
             self.approach_walks = Some(walks);
@@ -1478,14 +1468,10 @@ impl Planner {
             if same_mines >= SAME_MINES_BEFORE_DETOUR && !self.config.detour.is_empty() {
                 self.mine_view = None;
                 self.gather_streak = 0;
-                let detour = self.detour();
-                self.queue(
-                    &detour,
-                    &format!(
+                self.go_round(&format!(
                         "the {approach} looked the same at {} mines in a row and no {name} came: go round",
                         same_mines + 1
-                    ),
-                );
+                    ));
                 return Ok(());
             }
             self.mine_view = Some(((e.x, e.y, e.w), same_mines));
@@ -1511,6 +1497,12 @@ impl Planner {
             && slots
                 .iter()
                 .all(|(key, c)| !self.empty_hotbar_keys.contains(key) && any_icon_on(*c, view))
+    }
+
+    /// Queues the next detour, with why.
+    fn go_round(&mut self, why: &str) {
+        let detour = self.detour();
+        self.queue(&detour, why);
     }
 
     /// The next detour: `detour` with its turns mirrored every other time.
