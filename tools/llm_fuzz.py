@@ -257,7 +257,10 @@ def main():
                     counts["invalid"].append(f"{sid} step {rec['step']}: {why}")
         if not ended:
             counts["unclosed"] += 1
-        report = subprocess.run([str(BIN), "report", str(sessions / sid), "-o", os.devnull],
+        # A real file, not os.devnull: the report is the reader under test, and its output
+        # goes beside the session it read.
+        report = subprocess.run([str(BIN), "report", str(sessions / sid),
+                                 "-o", str(sessions / sid / "report.html")],
                                 cwd=REPO, capture_output=True, text=True)
         if report.returncode != 0:
             counts["unreadable"] += 1

@@ -136,21 +136,21 @@ pub struct Recorder {
 
 /// Writes `bytes` to `path` through a temporary file and a rename.
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), SessionError> {
-    let tmp = path.with_extension("tmp");
-    let mut f = File::create(&tmp).map_err(io(&tmp))?;
-    f.write_all(bytes).map_err(io(&tmp))?;
-    f.sync_all().map_err(io(&tmp))?;
-    std::fs::rename(&tmp, path).map_err(io(path))
+    crate::atomic_file::write(path, bytes).map_err(io(path))
 }
 
-/// A process killed while writing a frame leaves its `.tmp`; the folder's next recorder
-/// removes them (the finished frames are renamed, so a `.tmp` is never a frame).
+/// A process killed while writing a frame leaves its temporary (`.partial`, or `.tmp` from
+/// older recorders); the folder's next recorder removes them (the finished frames are renamed,
+/// so a temporary is never a frame).
 fn remove_partial_frames(frames: &Path) {
     let Ok(entries) = std::fs::read_dir(frames) else {
         return;
     };
     for path in entries.filter_map(|e| e.ok().map(|e| e.path())) {
-        if path.extension().is_some_and(|x| x == "tmp") {
+        if path
+            .extension()
+            .is_some_and(|x| x == "partial" || x == "tmp")
+        {
             match std::fs::remove_file(&path) {
                 Ok(()) => tracing::info!("removed a partly written frame: {}", path.display()),
                 Err(e) => tracing::warn!("cannot remove {}: {e}", path.display()),

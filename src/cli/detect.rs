@@ -211,16 +211,17 @@ fn overlay_name(image: &Path) -> String {
     format!("{stem}.png")
 }
 
-/// Writes to a temporary file beside the target, then renames: a crash leaves no half image.
+/// Encodes in memory, then writes through a temporary file and a rename: a crash leaves no
+/// half image.
 fn write_png_atomically(img: &image::RgbImage, target: &Path) -> Result<()> {
     if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create folder {}", dir.display()))?;
     }
-    let tmp = target.with_extension("png.partial");
-    img.save_with_format(&tmp, image::ImageFormat::Png)
-        .with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, target)
-        .with_context(|| format!("cannot move overlay into place at {}", target.display()))?;
+    let mut png = std::io::Cursor::new(Vec::new());
+    img.write_to(&mut png, image::ImageFormat::Png)
+        .with_context(|| format!("cannot encode {}", target.display()))?;
+    vistawise::atomic_file::write(target, png.get_ref())
+        .with_context(|| format!("cannot write {}", target.display()))?;
     Ok(())
 }

@@ -21,9 +21,7 @@ pub fn run(args: &ReportArgs) -> Result<ExitCode> {
     let session = Session::load(&args.session)
         .with_context(|| format!("cannot read session {}", args.session.display()))?;
     let html = report::render(&session)?;
-    let tmp = args.output.with_extension("html.tmp");
-    std::fs::write(&tmp, html).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, &args.output)
+    vistawise::atomic_file::write(&args.output, html.as_bytes())
         .with_context(|| format!("cannot write {}", args.output.display()))?;
     println!("{} steps -> {}", session.steps.len(), args.output.display());
     Ok(ExitCode::SUCCESS)

@@ -9,7 +9,6 @@
 //! ROOT/labels/NAME.txt    `class cx cy w h` per box, normalised, 6 decimals
 //! ```
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use image::RgbImage;
@@ -243,7 +242,8 @@ fn yaml_scalar(s: &str) -> String {
     }
 }
 
-/// Writes `bytes` to a temporary file beside `path`, flushes it and renames it into place.
+/// Writes `bytes` to a temporary file beside `path`, flushes it and renames it into place
+/// (creating the folder first).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
     let io = |source| WriteError::Io {
         path: path.to_path_buf(),
@@ -252,16 +252,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(io)?;
     }
-    let file_name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{file_name}.partial"));
-    let mut file = std::fs::File::create(&tmp).map_err(io)?;
-    file.write_all(bytes).map_err(io)?;
-    file.sync_all().map_err(io)?;
-    drop(file);
-    std::fs::rename(&tmp, path).map_err(io)
+    crate::atomic_file::write(path, bytes).map_err(io)
 }
 
 #[cfg(test)]
