@@ -923,42 +923,109 @@ fn a_table_pushed_off_the_hotbar_is_moved_back_to_it_before_it_is_placed() {
     );
 }
 
-#[test]
-fn a_move_to_the_hotbar_that_did_not_take_is_tried_once() {
-    // A hotbar with no free slot takes nothing from a shift-click: after one try the call is
-    // stuck (with why), not an endless open-move-close loop.
-    let mut w = world_of("minecraft-web", (1280, 720));
-    let hud = hud_planks_sticks(&w, 0, None);
-    let bag = bag_planks_sticks(&w, 0, "inventory.main.5");
+/// Plays `frames` (then `rest` for ever) towards the wooden pickaxe until stuck: the calls
+/// made and why it stopped.
+fn play_until_stuck(
+    w: &mut World,
+    frames: Vec<Vec<InventoryIcon>>,
+    rest: Vec<InventoryIcon>,
+) -> (Vec<SkillCall>, String) {
     let mut calls = Vec::new();
-    let mut stuck = None;
-    let mut frames = [
-        bag.clone(),
-        hud.clone(),
-        hud.clone(),
-        hud.clone(),
-        bag.clone(),
-        bag,
-    ]
-    .into_iter()
-    .chain(std::iter::repeat(hud));
-    for _ in 0..8 {
+    let mut frames = frames.into_iter().chain(std::iter::repeat(rest));
+    for _ in 0..16 {
         match w.step("Wooden Pickaxe", vec![], frames.next().expect("frame")) {
-            PlanStep::Act(c, _) => calls.push(c.skill),
-            PlanStep::Stuck(why) => {
-                stuck = Some(why);
-                break;
-            }
+            PlanStep::Act(c, _) => calls.push(c),
+            PlanStep::Stuck(why) => return (calls, why),
             PlanStep::Done => panic!("not done"),
         }
     }
-    assert_eq!(
-        calls.iter().filter(|s| *s == "move_item_to_hotbar").count(),
-        1,
-        "{calls:?}"
-    );
-    let why = stuck.unwrap_or_else(|| panic!("never stuck: {calls:?}"));
+    panic!("never stuck: {calls:?}")
+}
+
+#[test]
+fn a_move_to_the_hotbar_that_did_not_take_is_tried_again_after_freeing_a_slot_then_stuck() {
+    // A hotbar with no free slot takes nothing from a shift-click. The second try first
+    // shift-clicks a hotbar slot whose item has no use (here one the detector names nothing
+    // on, from the right: saplings, apples) to the bag; after that the call is stuck (with
+    // why), not an endless open-move-close loop.
+    let mut w = world_of("minecraft-web", (1280, 720));
+    let hud = hud_planks_sticks(&w, 0, None);
+    let bag = bag_planks_sticks(&w, 0, "inventory.main.5");
+    let (tx, ty) = slot(&w, "inventory.main.5");
+    let (fx, fy) = slot(&w, "inventory.hotbar.8");
+    let frames = vec![
+        bag.clone(),
+        hud.clone(),
+        hud.clone(),
+        hud.clone(),
+        bag.clone(),
+        bag.clone(),
+        hud.clone(),
+        bag.clone(),
+        bag.clone(),
+        bag,
+    ];
+    let (calls, why) = play_until_stuck(&mut w, frames, hud);
+    let moves: Vec<&SkillCall> = calls
+        .iter()
+        .filter(|c| c.skill == "move_item_to_hotbar")
+        .collect();
+    let at = |x: f32, y: f32| {
+        call(
+            "move_item_to_hotbar",
+            &[f64::from(x.round()), f64::from(y.round())],
+        )
+    };
+    assert_eq!(moves, [&at(tx, ty), &at(fx, fy), &at(tx, ty)], "{calls:?}");
     assert!(why.contains("Crafting Table is not in the hotbar"), "{why}");
+}
+
+#[test]
+fn a_full_hotbar_gives_up_the_slot_of_an_item_the_tech_tree_has_no_use_for() {
+    // Seed 209: nine kinds on the hotbar, the crafting table in the bag. Dirt has no use in
+    // the tech tree (nothing is crafted, produced or mined with it); logs, planks, sticks,
+    // cobblestone and coal all have one. Its slot is the one freed.
+    let mut w = world_of("minecraft-web", (1280, 720));
+    let hud = hud_planks_sticks(&w, 0, None);
+    let mut bag = bag_planks_sticks(&w, 0, "inventory.main.5");
+    for (class, slot_no) in [
+        ("log_icon", 2),
+        ("dirt_icon", 3),
+        ("cobblestone_icon", 4),
+        ("coal_icon", 5),
+        ("log_icon", 6),
+        ("cobblestone_icon", 7),
+        ("plank_icon", 8),
+    ] {
+        let (x, y) = slot(&w, &format!("inventory.hotbar.{slot_no}"));
+        bag.push(icon(class, x, y));
+    }
+    let (tx, ty) = slot(&w, "inventory.main.5");
+    let (dx, dy) = slot(&w, "inventory.hotbar.3");
+    let frames = vec![
+        bag.clone(),
+        hud.clone(),
+        hud.clone(),
+        hud.clone(),
+        bag.clone(),
+        bag.clone(),
+        hud.clone(),
+        bag.clone(),
+        bag.clone(),
+        bag,
+    ];
+    let (calls, _) = play_until_stuck(&mut w, frames, hud);
+    let moves: Vec<&SkillCall> = calls
+        .iter()
+        .filter(|c| c.skill == "move_item_to_hotbar")
+        .collect();
+    let at = |x: f32, y: f32| {
+        call(
+            "move_item_to_hotbar",
+            &[f64::from(x.round()), f64::from(y.round())],
+        )
+    };
+    assert_eq!(moves, [&at(tx, ty), &at(dx, dy), &at(tx, ty)], "{calls:?}");
 }
 
 #[test]

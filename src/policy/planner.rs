@@ -456,6 +456,10 @@ pub struct Planner {
     /// The item last fetched from the bag to the hotbar (`to_hotbar_skill`): tried once, so a
     /// move that did not take (a hotbar with no free slot) ends stuck instead of looping.
     fetched_to_hotbar: Option<NodeIndex>,
+    /// The item fetched a second time with a hotbar slot freed first (`FREE_HOTBAR_SLOT`): a
+    /// shift-click from the bag goes nowhere when all nine hotbar slots are taken (seed 209:
+    /// the crafting table stayed in the bag behind dirt, saplings and apples).
+    freed_hotbar_for: Option<NodeIndex>,
     /// The item whose thing was just mined (`pickup_walk`), and how many the bag held before.
     mined: Option<(NodeIndex, Option<u32>)>,
     /// Walks to a drop in a row after which the item had not come: each second one walks
@@ -600,6 +604,9 @@ fn hotbar_slots(row: &str, view: &View) -> Vec<(u8, (f32, f32))> {
         .collect()
 }
 
+/// A planner argument: the x and y of a hotbar slot whose item can go to the bag.
+const FREE_HOTBAR_SLOT: &str = "@spare_hotbar_slot";
+
 /// The hotbar key (1-9) of the slot of `row` that one of `icons` sits on.
 fn hotbar_key_in(icons: &[&InventoryIcon], row: &str, view: &View) -> Option<u8> {
     hotbar_slots(row, view)
@@ -650,6 +657,7 @@ impl Planner {
             seen_in_screen: BTreeSet::new(),
             bag_tools: BTreeMap::new(),
             fetched_to_hotbar: None,
+            freed_hotbar_for: None,
             mined: None,
             fruitless_pickups: 0,
             mine_view: None,
@@ -948,6 +956,7 @@ impl Planner {
                     }) {
                         // It reached the hotbar: it may be fetched again when pushed off later.
                         self.fetched_to_hotbar = None;
+                        self.freed_hotbar_for = None;
                     }
                     PlanStep::Act(call, why)
                 }
@@ -1015,18 +1024,35 @@ impl Planner {
         else {
             return false;
         };
-        if self.fetched_to_hotbar == Some(node) {
-            return false;
-        }
+        let mut moves: Vec<CallTemplate> = Vec::new();
+        let why = if self.fetched_to_hotbar == Some(node) {
+            // The move did not take: most likely no hotbar slot was free. Once more, after
+            // moving an item the tech tree has no use for off the hotbar.
+            if self.freed_hotbar_for == Some(node) {
+                return false;
+            }
+            self.freed_hotbar_for = Some(node);
+            moves.push(vec![
+                ArgToken::Token(skill.clone()),
+                ArgToken::Token(FREE_HOTBAR_SLOT.into()),
+            ]);
+            format!(
+                "{item} did not reach the hotbar: free a hotbar slot, then move it there ({why})"
+            )
+        } else {
+            format!("{item} is in the bag, not on the hotbar: move it there first ({why})")
+        };
         self.fetched_to_hotbar = Some(node);
-        let why = format!("{item} is in the bag, not on the hotbar: move it there first ({why})");
-        let fetch: CallTemplate = vec![ArgToken::Token(skill), ArgToken::Token(item.to_string())];
+        moves.push(vec![
+            ArgToken::Token(skill),
+            ArgToken::Token(item.to_string()),
+        ]);
         let mut front: Vec<CallTemplate> = Vec::new();
         if self.screen.as_deref() == Some(bag.as_str()) {
-            front.push(fetch);
+            front.extend(moves);
         } else {
             front.extend(rule.open.iter().cloned());
-            front.push(fetch);
+            front.extend(moves);
             front.extend(rule.close.iter().cloned());
         }
         self.pending.push_front((template.clone(), why.clone()));
@@ -1549,6 +1575,10 @@ impl Planner {
                 ArgToken::Token(t) => {
                     if let Some(item) = t.strip_prefix("hotbar:") {
                         push(f64::from(self.hotbar_key(item, view)?));
+                    } else if t == FREE_HOTBAR_SLOT {
+                        let (x, y) = self.spare_hotbar_slot(view)?;
+                        push(f64::from(x.round()));
+                        push(f64::from(y.round()));
                     } else {
                         let node = view
                             .kg
@@ -1647,5 +1677,50 @@ impl Planner {
             Some(Some(key)) => Ok(*key),
             _ => Err(format!("{item} is not in the hotbar")),
         }
+    }
+
+    /// The centre of a hotbar slot of the open screen whose item can go to the bag: first one
+    /// whose icons are all of items the tech tree has no use for (nothing crafted, produced or
+    /// mined with them, no fuel, no tool the bag showed), then one whose icon the detector did
+    /// not name (saplings, apples, seeds: it has no class for them), from the right.
+    fn spare_hotbar_slot(&self, view: &View) -> Result<(f32, f32), String> {
+        let screen = self
+            .screen
+            .as_deref()
+            .ok_or("no screen is open to free a hotbar slot in")?;
+        let slots = hotbar_slots(&format!("{screen}.hotbar"), view);
+        let items_on = |c: (f32, f32)| -> Vec<NodeIndex> {
+            view.visual
+                .attributes
+                .iter()
+                .filter(|(_, a)| a.icons.iter().any(|i| view.layout.on_slot(i.x, i.y, c)))
+                .map(|(n, _)| *n)
+                .collect()
+        };
+        let has_no_use = |n: NodeIndex| {
+            !self.bag_tools.contains_key(&n)
+                && !view.kg.graph.edges(n).any(|e| {
+                    matches!(
+                        *e.weight(),
+                        Relation::IsUsedToCraft
+                            | Relation::IsUsedToProduce
+                            | Relation::CanBeUsedToMine
+                            | Relation::IsTheFuelOf
+                    )
+                })
+        };
+        let junk = slots.iter().rev().find(|(_, c)| {
+            let items = items_on(*c);
+            !items.is_empty() && items.into_iter().all(has_no_use)
+        });
+        let unnamed = || {
+            slots
+                .iter()
+                .rev()
+                .find(|(_, c)| items_on(*c).is_empty() && !any_icon_on(*c, view))
+        };
+        junk.or_else(unnamed)
+            .map(|(_, c)| *c)
+            .ok_or_else(|| "every hotbar slot holds an item the tech tree uses".into())
     }
 }
