@@ -46,4 +46,13 @@ if [ ! -f "$ORT_LIB" ]; then
     --target .ort "onnxruntime==$ORT_VERSION"
 fi
 test -f "$ORT_LIB" || { echo "setup: $ORT_LIB missing after install" >&2; exit 1; }
+
+# Pillow for tools/closed_loop_runs.py (it grabs the Minecraft client's screen to wait until the
+# world is drawn), beside the repo like .ort: python3 may not be the system's.
+PILLOW_VERSION=12.0.0
+if [ "$with_x" = 1 ] && [ ! -d .work/pyx/PIL ]; then
+  echo "setup: installing Pillow $PILLOW_VERSION (PyPI wheel) into .work/pyx/"
+  python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --no-deps --upgrade \
+    --target .work/pyx "pillow==$PILLOW_VERSION"
+fi
 echo "setup: ready (ONNX Runtime at $ORT_LIB)"

@@ -7,7 +7,7 @@ use vistawise::config::GuiScale;
 use vistawise::knowledge::{KnowledgeGraph, embed};
 use vistawise::perception::{EnvironmentEntity, InventoryIcon, Perception};
 use vistawise::policy::planner::{PlanStep, Planner, PlannerConfig, View};
-use vistawise::skills::{CallArg, ExpandContext, GameProfile, SkillCall, plan};
+use vistawise::skills::{CallArg, ExpandContext, GameProfile, SkillCall, SkillLibrary, plan};
 
 struct World {
     kg: KnowledgeGraph,
@@ -21,6 +21,11 @@ fn world() -> World {
 }
 
 fn world_of(game: &str, frame: (u32, u32)) -> World {
+    world_with(game, frame, |_| {})
+}
+
+/// `world_of` with the profile's planner settings changed by `change` after loading.
+fn world_with(game: &str, frame: (u32, u32), change: impl FnOnce(&mut PlannerConfig)) -> World {
     let repo = support::repo();
     // A profile laid over a base (minecraft-web over minecraft) uses the base's graph.
     let graph = if game == "minecraft-web" {
@@ -36,6 +41,8 @@ fn world_of(game: &str, frame: (u32, u32)) -> World {
         &profile.skills,
     )
     .expect("planner config");
+    let mut config = config;
+    change(&mut config);
     World {
         kg,
         profile,
@@ -876,7 +883,7 @@ fn bag_planks_sticks(w: &World, first: u8, table: &str) -> Vec<InventoryIcon> {
 fn a_table_pushed_off_the_hotbar_is_moved_back_to_it_before_it_is_placed() {
     // The client's chain: logs, saplings, sticks, dirt filled the hotbar and the crafting table
     // went to the bag's other rows; placing it by its hotbar key could not be resolved, and the
-    // loop was stuck. Now: open the inventory, shift-click it onto the hotbar, close, place.
+    // loop was stuck. Now: open the inventory, swap it onto a hotbar slot, close, place.
     let mut w = world_of("minecraft-web", (1280, 720));
     let (tx, ty) = slot(&w, "inventory.main.5");
     let hud = hud_planks_sticks(&w, 0, None);
@@ -903,11 +910,18 @@ fn a_table_pushed_off_the_hotbar_is_moved_back_to_it_before_it_is_placed() {
         }
         other => panic!("{other:?}"),
     }
+    // Swapped with the rightmost hotbar slot with nothing on it.
+    let (hx, hy) = slot(&w, "inventory.hotbar.8");
     assert_eq!(
         act(w.step("Wooden Pickaxe", vec![], bag.clone())),
         call(
             "move_item_to_hotbar",
-            &[f64::from(tx.round()), f64::from(ty.round())]
+            &[
+                f64::from(tx.round()),
+                f64::from(ty.round()),
+                f64::from(hx.round()),
+                f64::from(hy.round())
+            ]
         )
     );
     // The move shows in the next frame: the table on the bag's hotbar row.
@@ -942,13 +956,106 @@ fn play_until_stuck(
     panic!("never stuck: {calls:?}")
 }
 
+/// The web client's profile with a `to_hotbar_skill` that shift-clicks (the item's x and y
+/// only), as a profile whose game takes Shift in its bag screen would have it.
+fn shift_click_world() -> World {
+    let mut w = world_with("minecraft-web", (1280, 720), |c| {
+        c.to_hotbar_picks_slot = false
+    });
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("inventory.toml"),
+        r#"[[skill]]
+name = "move_item_to_hotbar"
+description = "Shift-click an item of the open inventory to the other part of it."
+params = [{ name = "t_x", type = "x" }, { name = "t_y", type = "y" }]
+steps = [
+  { op = "move_to", x = "$t_x", y = "$t_y" },
+  { op = "key_down", key = "sneak" },
+  { op = "click", button = "left" },
+  { op = "key_up", key = "sneak" },
+]
+"#,
+    )
+    .expect("skill file");
+    let shift_click =
+        SkillLibrary::load(dir.path(), &w.profile.keys, &w.profile.gui).expect("skill");
+    w.profile.skills.overlay(shift_click);
+    w
+}
+
+#[test]
+fn a_swap_onto_the_hotbar_that_did_not_take_is_tried_once() {
+    // The swap makes its own room: when the item is still in the bag after it, the call is
+    // stuck (with why), not an endless open-swap-close loop.
+    let mut w = world_of("minecraft-web", (1280, 720));
+    let hud = hud_planks_sticks(&w, 0, None);
+    let bag = bag_planks_sticks(&w, 0, "inventory.main.5");
+    let frames = vec![
+        bag.clone(),
+        hud.clone(),
+        hud.clone(),
+        hud.clone(),
+        bag.clone(),
+        bag,
+    ];
+    let (calls, why) = play_until_stuck(&mut w, frames, hud);
+    let moves = calls
+        .iter()
+        .filter(|c| c.skill == "move_item_to_hotbar")
+        .count();
+    assert_eq!(moves, 1, "{calls:?}");
+    assert!(why.contains("Crafting Table is not in the hotbar"), "{why}");
+}
+
+#[test]
+fn a_swap_onto_the_hotbar_of_a_full_bag_gives_up_a_slot_of_an_item_the_tech_tree_has_no_use_for() {
+    // Seed 209: nine kinds on the hotbar, the crafting table in the bag. Dirt has no use in
+    // the tech tree: the table is swapped with it.
+    let mut w = world_of("minecraft-web", (1280, 720));
+    let hud = hud_planks_sticks(&w, 0, None);
+    let bag = full_bag_hotbar(&w);
+    let (tx, ty) = slot(&w, "inventory.main.5");
+    let (dx, dy) = slot(&w, "inventory.hotbar.3");
+    let frames = vec![bag.clone(), hud.clone(), hud.clone(), hud.clone(), bag];
+    let (calls, _) = play_until_stuck(&mut w, frames, hud);
+    let moves: Vec<&SkillCall> = calls
+        .iter()
+        .filter(|c| c.skill == "move_item_to_hotbar")
+        .collect();
+    let swap = call(
+        "move_item_to_hotbar",
+        &[tx, ty, dx, dy].map(|v| f64::from(v.round())),
+    );
+    assert_eq!(moves, [&swap], "{calls:?}");
+}
+
+/// The open bag of seed 209: planks, sticks, logs, dirt, cobblestone and coal on all nine
+/// hotbar slots, the crafting table in the bag's other rows.
+fn full_bag_hotbar(w: &World) -> Vec<InventoryIcon> {
+    let mut bag = bag_planks_sticks(w, 0, "inventory.main.5");
+    for (class, slot_no) in [
+        ("log_icon", 2),
+        ("dirt_icon", 3),
+        ("cobblestone_icon", 4),
+        ("coal_icon", 5),
+        ("log_icon", 6),
+        ("cobblestone_icon", 7),
+        ("plank_icon", 8),
+    ] {
+        let (x, y) = slot(w, &format!("inventory.hotbar.{slot_no}"));
+        bag.push(icon(class, x, y));
+    }
+    bag
+}
+
 #[test]
 fn a_move_to_the_hotbar_that_did_not_take_is_tried_again_after_freeing_a_slot_then_stuck() {
     // A hotbar with no free slot takes nothing from a shift-click. The second try first
     // shift-clicks a hotbar slot whose item has no use (here one the detector names nothing
     // on, from the right: saplings, apples) to the bag; after that the call is stuck (with
     // why), not an endless open-move-close loop.
-    let mut w = world_of("minecraft-web", (1280, 720));
+    let mut w = shift_click_world();
     let hud = hud_planks_sticks(&w, 0, None);
     let bag = bag_planks_sticks(&w, 0, "inventory.main.5");
     let (tx, ty) = slot(&w, "inventory.main.5");
@@ -981,25 +1088,13 @@ fn a_move_to_the_hotbar_that_did_not_take_is_tried_again_after_freeing_a_slot_th
 }
 
 #[test]
-fn a_full_hotbar_gives_up_the_slot_of_an_item_the_tech_tree_has_no_use_for() {
-    // Seed 209: nine kinds on the hotbar, the crafting table in the bag. Dirt has no use in
-    // the tech tree (nothing is crafted, produced or mined with it); logs, planks, sticks,
-    // cobblestone and coal all have one. Its slot is the one freed.
-    let mut w = world_of("minecraft-web", (1280, 720));
+fn a_full_hotbar_gives_up_to_a_shift_click_the_slot_of_an_item_the_tech_tree_has_no_use_for() {
+    // With a shift-click move: nine kinds on the hotbar, the crafting table in the bag. Dirt
+    // has no use in the tech tree (nothing is crafted, produced or mined with it); logs,
+    // planks, sticks, cobblestone and coal all have one. Its slot is the one freed.
+    let mut w = shift_click_world();
     let hud = hud_planks_sticks(&w, 0, None);
-    let mut bag = bag_planks_sticks(&w, 0, "inventory.main.5");
-    for (class, slot_no) in [
-        ("log_icon", 2),
-        ("dirt_icon", 3),
-        ("cobblestone_icon", 4),
-        ("coal_icon", 5),
-        ("log_icon", 6),
-        ("cobblestone_icon", 7),
-        ("plank_icon", 8),
-    ] {
-        let (x, y) = slot(&w, &format!("inventory.hotbar.{slot_no}"));
-        bag.push(icon(class, x, y));
-    }
+    let bag = full_bag_hotbar(&w);
     let (tx, ty) = slot(&w, "inventory.main.5");
     let (dx, dy) = slot(&w, "inventory.hotbar.3");
     let frames = vec![

@@ -112,7 +112,13 @@ class McwebGame:
         """Waits until the middle of the screen is not all sky: the player faces a trunk and the
         ground, and the client, which draws chunks only after the server sends them, shows
         nothing but its sky colour around the crosshair until it has drawn them."""
-        from PIL import ImageGrab  # only here: the Minetest runs do not need Pillow's X grab
+        # Only here: the Minetest runs do not need Pillow's X grab (scripts/setup.sh --with-x
+        # installs it into .work/pyx).
+        sys.path.insert(0, str(REPO / ".work/pyx"))
+        try:
+            from PIL import ImageGrab
+        except ImportError as e:
+            raise RuntimeError(f"Pillow is missing ({e}): run `bash scripts/setup.sh --with-x`") from e
 
         t0 = time.monotonic()
         while time.monotonic() - t0 < limit:

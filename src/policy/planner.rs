@@ -157,6 +157,12 @@ pub struct PlannerConfig {
     /// first, once per item; left out, such a call is stuck.
     #[serde(default)]
     pub to_hotbar_skill: Option<String>,
+    /// `to_hotbar_skill` also takes the x and y of the hotbar slot to put the item on (a
+    /// hotbar slot that is empty or holds an item the tech tree has no use for): three plain
+    /// clicks that swap the two, where a shift-click needs a free hotbar slot and a modifier
+    /// the screen may miss (the web client's inventory sees Shift only once it has focus).
+    #[serde(default)]
+    pub to_hotbar_picks_slot: bool,
 }
 
 #[derive(Deserialize)]
@@ -344,9 +350,17 @@ impl PlannerConfig {
             let s = library
                 .get(skill)
                 .ok_or_else(|| format!("to_hotbar_skill: unknown skill {skill}"))?;
-            if s.params.len() != 2 {
+            let (want, what) = if self.to_hotbar_picks_slot {
+                (
+                    4,
+                    "the item's x and y, then the hotbar slot's (4 arguments)",
+                )
+            } else {
+                (2, "the item's x and y (2 arguments)")
+            };
+            if s.params.len() != want {
                 return Err(format!(
-                    "to_hotbar_skill: {} must take the item's x and y (2 arguments)",
+                    "to_hotbar_skill: {} must take {what}",
                     s.signature()
                 ));
             }
@@ -1027,8 +1041,9 @@ impl Planner {
         let mut moves: Vec<CallTemplate> = Vec::new();
         let why = if self.fetched_to_hotbar == Some(node) {
             // The move did not take: most likely no hotbar slot was free. Once more, after
-            // moving an item the tech tree has no use for off the hotbar.
-            if self.freed_hotbar_for == Some(node) {
+            // moving an item the tech tree has no use for off the hotbar (a move that picks its
+            // slot makes its own room: nothing more to try).
+            if self.freed_hotbar_for == Some(node) || self.config.to_hotbar_picks_slot {
                 return false;
             }
             self.freed_hotbar_for = Some(node);
@@ -1043,10 +1058,11 @@ impl Planner {
             format!("{item} is in the bag, not on the hotbar: move it there first ({why})")
         };
         self.fetched_to_hotbar = Some(node);
-        moves.push(vec![
-            ArgToken::Token(skill),
-            ArgToken::Token(item.to_string()),
-        ]);
+        let mut fetch = vec![ArgToken::Token(skill), ArgToken::Token(item.to_string())];
+        if self.config.to_hotbar_picks_slot {
+            fetch.push(ArgToken::Token(FREE_HOTBAR_SLOT.into()));
+        }
+        moves.push(fetch);
         let mut front: Vec<CallTemplate> = Vec::new();
         if self.screen.as_deref() == Some(bag.as_str()) {
             front.extend(moves);
@@ -1679,10 +1695,10 @@ impl Planner {
         }
     }
 
-    /// The centre of a hotbar slot of the open screen whose item can go to the bag: first one
-    /// whose icons are all of items the tech tree has no use for (nothing crafted, produced or
-    /// mined with them, no fuel, no tool the bag showed), then one whose icon the detector did
-    /// not name (saplings, apples, seeds: it has no class for them), from the right.
+    /// The centre of a hotbar slot of the open screen whose item can go to the bag: one whose
+    /// icons are all of items the tech tree has no use for (nothing crafted, produced or mined
+    /// with them, no fuel, no tool the bag showed), or one with no icon the detector named
+    /// (empty, or saplings, apples, seeds: it has no class for them), from the right.
     fn spare_hotbar_slot(&self, view: &View) -> Result<(f32, f32), String> {
         let screen = self
             .screen
@@ -1719,8 +1735,14 @@ impl Planner {
                 .rev()
                 .find(|(_, c)| items_on(*c).is_empty() && !any_icon_on(*c, view))
         };
-        junk.or_else(unnamed)
-            .map(|(_, c)| *c)
+        // A swap (`to_hotbar_picks_slot`) best goes to an empty slot; a shift-click off the
+        // hotbar needs an item there.
+        let slot = if self.config.to_hotbar_picks_slot {
+            unnamed().or(junk)
+        } else {
+            junk.or_else(unnamed)
+        };
+        slot.map(|(_, c)| *c)
             .ok_or_else(|| "every hotbar slot holds an item the tech tree uses".into())
     }
 }

@@ -191,7 +191,8 @@ serv.on('newPlayer', (player) => {
 //   - slot -999 (outside), mode 0: the cursor stack is thrown (button 1: one item). Q (mode 4) over a slot
 //     throws one item of it (button 1, ctrl-Q: the stack). Thrown items are item entities (2 s pickup delay).
 //   - everything else (plain clicks on ordinary slots, number keys) goes to flying-squid/prismarine-windows
-//     as before; afterwards the result slot is recomputed and every changed slot is sent to the client.
+//     as before; afterwards the result slot is recomputed and the whole window and the cursor are sent to
+//     the client (as vanilla does after a click the client predicted wrong).
 
 const ITEM_ENTITY = (mcData.entitiesByName.item || mcData.entitiesByName.Item).id
 const keyOf = (it) => (it ? `${it.type}:${it.count}` : '')
@@ -581,6 +582,17 @@ function setupCrafting (player, x) {
   fsClick.forEach(l => c.removeListener('window_click', l))
   c.on('window_click', (click) => {
     const v = clickView(player)
+    // The web client moves items in its own view before the server answers (prismarine-windows'
+    // shift-click put a crafting table nowhere when the hotbar was full). Vanilla answers a click
+    // whose outcome differs from the client's with a rejected transaction and the whole window
+    // again; this server sends no transactions, so it sends the window again after every click.
+    if (process.env.MC_LOG_CLICKS) {
+      console.log(`[harness] window_click window ${click.windowId} slot ${click.slot} button ${click.mouseButton} mode ${click.mode}`)
+    }
+    const x = extra.get(player)
+    x.sent0 = []
+    x.sentCursor = undefined
+    if (x.table) x.table.sent = []
     if (v && click.windowId !== v.id) {
       // a click for a window that is no longer open (vanilla ignores these too)
     } else if (v && click.slot === 0) {

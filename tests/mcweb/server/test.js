@@ -502,3 +502,22 @@ serverTest('items: the item entities on the ground near the player, nearest firs
   assert.ok(items[0].d < items[1].d && Math.abs(items[1].x - (p.pos.x + 6)) < 1, JSON.stringify(items))
   assert.equal((await cmd(srv, { cmd: 'items', radius: 40 })).length, 3)
 })
+
+serverTest('a shift-click into a full hotbar moves nothing, and the client that moved it in its own view gets the slot back', async (srv, bot) => {
+  const kinds = ['dirt', 'oak_sapling', 'apple', 'wheat_seeds', 'cobblestone', 'stick', 'oak_log', 'oak_planks', 'poppy']
+  for (const [i, item] of kinds.entries()) await cmd(srv, { cmd: 'give', item, count: 1, slot: 36 + i })
+  await cmd(srv, { cmd: 'give', item: 'crafting_table', count: 1, slot: 20 })
+  await until(() => bot.slot(0, 20) === 'crafting_table:1' && bot.slot(0, 44) === 'poppy:1', 'the full hotbar and the table (client)')
+  bot.slots[0][20] = null // the web client's own shift-click took it out of its view
+  bot.click(0, 20, 0, 1)
+  await until(() => bot.slot(0, 20) === 'crafting_table:1', 'the server to send the table\'s slot again')
+  let p = await me(srv)
+  assert.equal(invMap(p)[20], 'crafting_table:1', 'the table stays in the bag')
+  // with a hotbar slot freed (shift-click to the bag), the same click moves it
+  bot.click(0, 36, 0, 1)
+  p = await until(async () => { const p = await me(srv); return !invMap(p)[36] && p }, 'the dirt off the hotbar')
+  bot.click(0, 20, 0, 1)
+  p = await until(async () => { const p = await me(srv); return invMap(p)[36] === 'crafting_table:1' && p }, 'the table on the freed slot')
+  assert.equal(invMap(p)[20], undefined)
+  await until(() => bot.slot(0, 36) === 'crafting_table:1', 'the client to see it there')
+})
