@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use vistawise::config::{Config, GuiScale, OutputMode};
 use vistawise::policy::{ChatMessage, ChatOptions, LlmClient, LlmError, LlmPolicy, PriceTable};
-use vistawise::skills::{ExpandContext, GameProfile};
+use vistawise::skills::GameProfile;
 use wiremock::matchers::{header, method, path};
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
 
@@ -204,13 +204,7 @@ impl wiremock::Respond for Replay {
 fn an_invalid_answer_goes_back_with_the_reason_and_the_valid_one_is_taken() {
     let profile = GameProfile::load(&support::repo(), "minecraft").expect("profile");
     let layout = profile.gui.layout(1280, 720, GuiScale::Auto);
-    let ctx = ExpandContext {
-        window_w: 1280,
-        window_h: 720,
-        keys: &profile.keys,
-        slots: &layout,
-        camera: profile.camera,
-    };
+    let ctx = profile.expand_context(&layout, 1280, 720);
     let prices = PriceTable::load(&support::repo().join("config/prices.toml")).expect("prices");
     let rt = runtime();
     rt.block_on(async {
@@ -258,13 +252,7 @@ fn an_invalid_answer_goes_back_with_the_reason_and_the_valid_one_is_taken() {
 fn structured_mode_sends_the_schema_and_takes_the_json_answer() {
     let profile = GameProfile::load(&support::repo(), "minecraft").expect("profile");
     let layout = profile.gui.layout(1280, 720, GuiScale::Auto);
-    let ctx = ExpandContext {
-        window_w: 1280,
-        window_h: 720,
-        keys: &profile.keys,
-        slots: &layout,
-        camera: profile.camera,
-    };
+    let ctx = profile.expand_context(&layout, 1280, 720);
     let rt = runtime();
     rt.block_on(async {
         let server = MockServer::start().await;
@@ -372,13 +360,7 @@ fn a_base_url_with_credentials_beside_a_key_is_refused() {
 fn an_endpoint_that_reports_no_usage_is_counted_by_the_agent_and_priced() {
     let profile = GameProfile::load(&support::repo(), "minecraft").expect("profile");
     let layout = profile.gui.layout(1280, 720, GuiScale::Auto);
-    let ctx = ExpandContext {
-        window_w: 1280,
-        window_h: 720,
-        keys: &profile.keys,
-        slots: &layout,
-        camera: profile.camera,
-    };
+    let ctx = profile.expand_context(&layout, 1280, 720);
     let prices = PriceTable::load(&support::repo().join("config/prices.toml")).expect("prices");
     let counter = vistawise::policy::TokenCounter::o200k().expect("tokenizer");
     let rt = runtime();
@@ -520,13 +502,7 @@ impl wiremock::Respond for Hostile {
 fn a_hostile_endpoint_never_gets_an_invalid_action_through() {
     let profile = GameProfile::load(&support::repo(), "minecraft").expect("profile");
     let layout = profile.gui.layout(1280, 720, GuiScale::Auto);
-    let ctx = ExpandContext {
-        window_w: 1280,
-        window_h: 720,
-        keys: &profile.keys,
-        slots: &layout,
-        camera: profile.camera,
-    };
+    let ctx = profile.expand_context(&layout, 1280, 720);
     let rt = runtime();
     let (mut actions, mut refused, mut transport) = (0, 0, 0);
     rt.block_on(async {

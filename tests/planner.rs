@@ -7,7 +7,7 @@ use vistawise::config::GuiScale;
 use vistawise::knowledge::{KnowledgeGraph, embed};
 use vistawise::perception::{EnvironmentEntity, InventoryIcon, Perception};
 use vistawise::policy::planner::{PlanStep, Planner, PlannerConfig, View};
-use vistawise::skills::{CallArg, ExpandContext, GameProfile, SkillCall, SkillLibrary, plan};
+use vistawise::skills::{CallArg, GameProfile, SkillCall, SkillLibrary, plan};
 
 struct World {
     kg: KnowledgeGraph,
@@ -125,13 +125,7 @@ impl World {
         let target = self.kg.node(target).expect("target");
         let step = self.planner.next(target, &view);
         if let PlanStep::Act(c, _) = &step {
-            let ctx = ExpandContext {
-                window_w: fw,
-                window_h: fh,
-                keys: &self.profile.keys,
-                slots: &layout,
-                camera: self.profile.camera,
-            };
+            let ctx = self.profile.expand_context(&layout, fw, fh);
             plan(&self.profile.skills, c, &ctx).unwrap_or_else(|e| panic!("{c}: {e}"));
         }
         step

@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use vistawise::config::GuiScale;
 use vistawise::policy::Attempt;
 use vistawise::policy::llm_policy::validate_answer;
-use vistawise::skills::{ExpandContext, GameProfile, InputEvent};
+use vistawise::skills::{GameProfile, InputEvent};
 
 fn profile() -> GameProfile {
     GameProfile::load(&support::repo(), "minecraft").expect("profile")
@@ -16,13 +16,7 @@ fn profile() -> GameProfile {
 /// Checks a validated action really is valid for the 1280x720 window.
 fn assert_valid(profile: &GameProfile, answer: &str, json: bool) {
     let layout = profile.gui.layout(1280, 720, GuiScale::Auto);
-    let ctx = ExpandContext {
-        window_w: 1280,
-        window_h: 720,
-        keys: &profile.keys,
-        slots: &layout,
-        camera: profile.camera,
-    };
+    let ctx = profile.expand_context(&layout, 1280, 720);
     if let Ok(action) = validate_answer(answer, json, &profile.skills, &ctx) {
         let skill = profile
             .skills

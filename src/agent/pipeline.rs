@@ -51,11 +51,49 @@ pub fn perceive(
 ) -> Result<(Vec<Detection>, Perception), perception::DetectorError> {
     let (found, mut perception) = detect_and_split(detector, frame, &parts.config)?;
     let layout = layout(parts, frame.width(), frame.height());
+    one_icon_per_slot(&mut perception, &layout);
     if let Some(style) = &parts.profile.counts {
         read_counts(&mut perception, frame, style, &layout);
     }
     perception.marked_screens = layout.marked_screens(frame);
     Ok((found, perception))
+}
+
+/// A slot holds one item: of the icons the detector found on one slot, only the most confident
+/// stays (seed 219: a stick on the HUD also read as the task's wooden pickaxe at 0.31, and each
+/// such sighting sent the agent to look in its inventory). Icons on no slot are kept.
+pub fn one_icon_per_slot(perception: &mut Perception, layout: &GuiLayout) {
+    let slots = layout.slots(None);
+    let slot_of: Vec<Option<(f32, f32)>> = perception
+        .icons
+        .iter()
+        .map(|i| {
+            slots
+                .iter()
+                .filter(|s| layout.on_slot(i.x, i.y, s.centre))
+                .map(|s| s.centre)
+                .min_by(|a, b| {
+                    let d = |c: &(f32, f32)| (c.0 - i.x).powi(2) + (c.1 - i.y).powi(2);
+                    d(a).total_cmp(&d(b))
+                })
+        })
+        .collect();
+    let icons = &perception.icons;
+    let beaten = |k: usize| {
+        slot_of[k].is_some_and(|slot| {
+            (0..icons.len()).any(|j| {
+                j != k
+                    && slot_of[j] == Some(slot)
+                    && (icons[j].conf > icons[k].conf || (icons[j].conf == icons[k].conf && j < k))
+            })
+        })
+    };
+    let keep: Vec<bool> = (0..icons.len()).map(|k| !beaten(k)).collect();
+    let mut k = 0;
+    perception.icons.retain(|_| {
+        k += 1;
+        keep[k - 1]
+    });
 }
 
 /// The count drawn in the slot under each icon (`None` where it cannot be read). An icon is
@@ -175,13 +213,7 @@ pub fn expand_context<'a>(
     w: u32,
     h: u32,
 ) -> ExpandContext<'a> {
-    ExpandContext {
-        window_w: w,
-        window_h: h,
-        keys: &parts.profile.keys,
-        slots: layout,
-        camera: parts.profile.camera,
-    }
+    parts.profile.expand_context(layout, w, h)
 }
 
 /// What a policy decided in one step.
@@ -335,4 +367,59 @@ pub fn memory_query(parts: &Parts, graph: &GraphView) -> Query {
 /// Milliseconds since `t`.
 pub fn ms_since(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::config::GuiScale;
+    use crate::perception::InventoryIcon;
+
+    fn icon(class: &str, (x, y): (f32, f32), conf: f32) -> InventoryIcon {
+        InventoryIcon {
+            class: class.into(),
+            x,
+            y,
+            conf,
+            count: None,
+        }
+    }
+
+    #[test]
+    fn of_the_icons_on_one_slot_the_most_confident_stays() {
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let profile = GameProfile::load(repo, "minecraft-web").expect("profile");
+        let layout = profile.gui.layout(1280, 720, GuiScale::Auto);
+        let hud6 = layout.slot_center("hud.hotbar.6").expect("slot");
+        let hud7 = layout.slot_center("hud.hotbar.7").expect("slot");
+        // Seed 219: the stick, and a weak wooden pickaxe a few pixels off on the same slot.
+        let mut perception = Perception {
+            icons: vec![
+                icon("wood_pickaxe_icon", (hud6.0 + 3.0, hud6.1 - 2.0), 0.31),
+                icon("stick_icon", hud6, 0.77),
+                icon("plank_icon", hud7, 0.4),
+                icon("plank_icon", (1177.0, 184.0), 0.7),
+                icon("dirt_icon", (1177.0, 184.0), 0.5),
+            ],
+            ..Perception::default()
+        };
+        one_icon_per_slot(&mut perception, &layout);
+        let kept: Vec<(&str, f32)> = perception
+            .icons
+            .iter()
+            .map(|i| (i.class.as_str(), i.conf))
+            .collect();
+        // Off every slot (the web client's recipe list) nothing is merged.
+        assert_eq!(
+            kept,
+            [
+                ("stick_icon", 0.77),
+                ("plank_icon", 0.4),
+                ("plank_icon", 0.7),
+                ("dirt_icon", 0.5)
+            ]
+        );
+    }
 }

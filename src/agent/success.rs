@@ -110,7 +110,14 @@ pub struct SuccessCheck {
     confirming: bool,
     ignore_left: u32,
     drop_now: bool,
+    /// Looks the open inventory refuted so far: each one ignores the HUD twice as long as the
+    /// one before (seed 219: a stick read as the wooden pickaxe at 0.31 sent the agent to its
+    /// inventory every fourth step, 38 times, and the planner never got past `look_level`).
+    refuted: u32,
 }
+
+/// The most steps a refuted sighting is ignored for, however often it came back.
+const MAX_IGNORE_STEPS: u32 = 48;
 
 impl SuccessCheck {
     /// Judges this step's frame; call [`Self::drop_refuted`] after it.
@@ -168,13 +175,17 @@ impl SuccessCheck {
             };
         }
         if confirming {
-            self.ignore_left = rule.ignore_steps;
+            self.ignore_left = rule
+                .ignore_steps
+                .saturating_mul(1 << self.refuted.min(8))
+                .min(MAX_IGNORE_STEPS.max(rule.ignore_steps));
+            self.refuted += 1;
             self.drop_now = true;
             return Verdict::NotYet {
                 note: Some(format!(
                     "{name} seen on the {} but not in the open inventory's bag: a misreading, \
                      left out for {} steps",
-                    rule.hud_screen, rule.ignore_steps
+                    rule.hud_screen, self.ignore_left
                 )),
             };
         }
@@ -338,6 +349,35 @@ mod tests {
             step(&mut check, &parts, &["inventory.hotbar.1"]).0,
             Verdict::Obtained
         );
+    }
+
+    #[test]
+    fn a_sighting_refuted_again_and_again_is_ignored_twice_as_long_each_time() {
+        let parts = coal_parts();
+        let mut check = SuccessCheck::default();
+        assert!(matches!(
+            step(&mut check, &parts, &["hud.hotbar.5"]).0,
+            Verdict::Confirm { .. }
+        ));
+        let mut gaps = Vec::new();
+        for _ in 0..5 {
+            // The open inventory refutes the look; then steps until the next look.
+            let (verdict, _) = step(&mut check, &parts, &["hud.hotbar.5"]);
+            assert!(
+                matches!(&verdict, Verdict::NotYet { note: Some(n) } if n.contains("not in the open inventory")),
+                "{verdict:?}"
+            );
+            let mut n = 0;
+            while !matches!(
+                step(&mut check, &parts, &["hud.hotbar.5"]).0,
+                Verdict::Confirm { .. }
+            ) {
+                n += 1;
+                assert!(n <= MAX_IGNORE_STEPS, "never looked again");
+            }
+            gaps.push(n);
+        }
+        assert_eq!(gaps, [3, 6, 12, 24, 48]);
     }
 
     #[test]

@@ -8,8 +8,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 use vistawise::capture::windows;
 use vistawise::skills::{
-    self, CallArg, EnigoBackend, ExpandContext, GameProfile, SkillCall, StopFlag, WindowRect,
-    emergency,
+    self, CallArg, EnigoBackend, GameProfile, SkillCall, StopFlag, WindowRect, emergency,
 };
 
 use super::AppContext;
@@ -139,13 +138,7 @@ fn run_skill(ctx: &AppContext, args: &RunArgs) -> Result<ExitCode> {
     let layout = profile
         .gui
         .layout(window.w, window.h, config.game.gui_scale);
-    let expand_ctx = ExpandContext {
-        window_w: window.w,
-        window_h: window.h,
-        keys: &profile.keys,
-        slots: &layout,
-        camera: profile.camera,
-    };
+    let expand_ctx = profile.expand_context(&layout, window.w, window.h);
     // Validated and expanded whole before anything is sent.
     let events = skills::plan(&profile.skills, &call, &expand_ctx)?;
     if args.dry_run {

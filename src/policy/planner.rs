@@ -15,7 +15,7 @@ use petgraph::visit::EdgeRef;
 use serde::Deserialize;
 
 use crate::knowledge::{KnowledgeGraph, Relation, VisualState};
-use crate::perception::{InventoryIcon, Perception};
+use crate::perception::{EnvironmentEntity, InventoryIcon, Perception};
 use crate::skills::gui::GuiLayout;
 use crate::skills::{CallArg, SkillCall, SkillLibrary};
 use crate::toml_lines::{self, DataFileError};
@@ -616,6 +616,18 @@ fn hotbar_slots(row: &str, view: &View) -> Vec<(u8, (f32, f32))> {
             Some((slot + 1, centre))
         })
         .collect()
+}
+
+/// How far the detector's box of a thing that did not move jumps from frame to frame: a
+/// quarter of its width, at least 4 px.
+fn box_jitter(w: f32) -> f32 {
+    (w * STUCK_JITTER).max(4.0)
+}
+
+/// Whether `e`'s box is centred where the box `before` (x, y, w) was, within its jitter.
+fn where_it_was(before: (f32, f32, f32), e: &EnvironmentEntity) -> bool {
+    let near = box_jitter(before.2);
+    (before.0 - e.x).abs() < near && (before.1 - e.y).abs() < near
 }
 
 /// A planner argument: the x and y of a hotbar slot whose item can go to the bag.
@@ -1483,9 +1495,8 @@ impl Planner {
             // Not closer: the box stayed where it was and did not grow. The detector's boxes
             // of one trunk jitter by a quarter of their width from frame to frame (seed 187: a
             // stump 90-117 px wide, seven walks against a terrace wall without a jump).
-            let stuck = self.last_walk.take().is_some_and(|(x, y, w)| {
-                let near = (w * STUCK_JITTER).max(4.0);
-                (x - e.x).abs() < near && (y - e.y).abs() < near && e.w < w * (1.0 + STUCK_JITTER)
+            let stuck = self.last_walk.take().is_some_and(|before| {
+                where_it_was(before, &e) && e.w < before.2 * (1.0 + STUCK_JITTER)
             });
             self.last_walk = Some((e.x, e.y, e.w));
             if stuck {
@@ -1498,9 +1509,8 @@ impl Planner {
                 self.walk(WALK, walk_seconds, why);
             }
         } else {
-            let same = self.mine_view.is_some_and(|((x, y, w), _)| {
-                let near = (w * STUCK_JITTER).max(4.0);
-                (x - e.x).abs() < near && (y - e.y).abs() < near && (w - e.w).abs() < near
+            let same = self.mine_view.is_some_and(|(before, _)| {
+                where_it_was(before, &e) && (before.2 - e.w).abs() < box_jitter(before.2)
             });
             let same_mines = if same {
                 self.mine_view.map_or(0, |(_, n)| n) + 1

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::expand::{Camera, SlotGeometry};
+use super::expand::{Camera, ExpandContext, SlotGeometry};
 use super::gui::{GuiGeometry, GuiLayout};
 use super::keys::{Key, KeyMap};
 use super::library::{LibraryError, SkillLibrary, SlotNames};
@@ -83,6 +83,23 @@ pub struct GameProfile {
 }
 
 impl GameProfile {
+    /// What skill expansion needs from this profile for a `w` x `h` window laid out as
+    /// `layout`.
+    pub fn expand_context<'a>(
+        &'a self,
+        layout: &'a dyn SlotGeometry,
+        w: u32,
+        h: u32,
+    ) -> ExpandContext<'a> {
+        ExpandContext {
+            window_w: w,
+            window_h: h,
+            keys: &self.keys,
+            slots: layout,
+            camera: self.camera,
+        }
+    }
+
     /// Loads `config/games/<name>.toml` and `skills/<name>/` under `root`. A profile laid over
     /// a base (`base = "minecraft"`) gets the base's skills too: `skills/<base>/` first, then its
     /// own folder, if it has one, whose skills replace the base's of the same name.
