@@ -48,7 +48,8 @@ fi
 test -f "$ORT_LIB" || { echo "setup: $ORT_LIB missing after install" >&2; exit 1; }
 
 # Pillow for tools/closed_loop_runs.py (it grabs the Minecraft client's screen to wait until the
-# world is drawn), beside the repo like .ort: python3 may not be the system's.
+# world is drawn) and the data tools' tests, beside the repo like .ort: python3 may not be the
+# system's.
 PILLOW_VERSION=12.0.0
 if [ "$with_x" = 1 ] && [ ! -d .work/pyx/PIL ]; then
   echo "setup: installing Pillow $PILLOW_VERSION (PyPI wheel) into .work/pyx/"

@@ -24,9 +24,10 @@ NODE_PATH="$PWD/.work/mcweb/server/node_modules" node --test tests/mcweb/server/
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 export VISTAWISE_ORT_LIB="$PWD/.ort/onnxruntime/capi/libonnxruntime.so.1.31.1"
 # The data tools' own tests: the standard library, plus numpy + onnx (.work/pydeps, from
-# fetch-minilm.sh) and ONNX Runtime's Python package (.ort, from setup.sh) for the graph rewrite;
-# the rest of tools/detector needs torch, which CI does not install.
-PYTHONPATH=.work/pydeps:.ort python3 -m unittest discover -s tools/detector/tests
+# fetch-minilm.sh), ONNX Runtime's Python package (.ort) and Pillow (.work/pyx, both from
+# setup.sh) for the graph rewrite and the image tools; the rest of tools/detector needs torch,
+# which CI does not install.
+PYTHONPATH=.work/pydeps:.ort:.work/pyx python3 -m unittest discover -s tools/detector/tests
 cargo fmt --check
 cargo clippy --locked --all-targets -q -- -D warnings
 cargo test --locked --all-targets 2>&1
