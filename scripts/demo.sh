@@ -25,7 +25,7 @@ if [ "${1:-}" = detect ]; then
     else MODEL=tests/fixtures/detector/tiny-e2e.onnx; fi
   fi
   cargo build --locked -q
-  ./target/debug/vistawise detect "$FRAME" --model "$MODEL" --overlay out/overlay.png
+  "${CARGO_TARGET_DIR:-target}/debug/vistawise" detect "$FRAME" --model "$MODEL" --overlay out/overlay.png
   exit 0
 fi
 
@@ -34,7 +34,8 @@ if [ "${1:-}" = --minetest ]; then GAME=minetest; shift; fi
 TASK=${1:-log}
 STEPS=${DEMO_STEPS:-60}
 export GAME_DISPLAY=${GAME_DISPLAY:-:79}
-BIN=./target/debug/vistawise
+# cargo builds where CARGO_TARGET_DIR says, when it is set.
+BIN=${CARGO_TARGET_DIR:-./target}/debug/vistawise
 
 echo "== set-up (Debian packages, ONNX Runtime; skipped when present)"
 bash scripts/setup.sh --with-x

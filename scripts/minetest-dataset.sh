@@ -26,7 +26,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-.work/minetest/data}
 TRAIN=${2:-600}; VAL=${3:-120}; TEST=${4:-160}; TRAIN2=${5:-400}
-BIN=${VISTAWISE_BIN:-target/debug/vistawise}
+BIN=${VISTAWISE_BIN:-${CARGO_TARGET_DIR:-target}/debug/vistawise}
 DISP=${GAME_DISPLAY:-:78}
 [ -x "$BIN" ] || { echo "minetest-dataset: $BIN not found: run cargo build first" >&2; exit 1; }
 mkdir -p "$OUT"

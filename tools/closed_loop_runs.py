@@ -318,7 +318,8 @@ def main() -> int:
     ap.add_argument("--world", type=int, default=None,
                     help="world seed (default: 2024 for minetest, 20241024 for minecraft-web)")
     ap.add_argument("--policy", default="planner", choices=["planner", "llm"])
-    ap.add_argument("--bin", default=str(REPO / "target/debug/vistawise"))
+    ap.add_argument("--bin", default=str(Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
+                                         / "debug/vistawise"))
     ap.add_argument("--out", default=str(REPO / "out/closed-loop-runs"))
     ap.add_argument("--display", default=":83")
     ap.add_argument("--tasks", type=int, default=len(CHAIN),
