@@ -470,10 +470,16 @@ pub struct InventoryPlan {
 }
 
 /// A random inventory: a few of the labelled items in random main slots (the hotbar's show in
-/// the HUD), and with the inventory open some in the craft grid too. A third of the
-/// stacks are distractors when the profile lists any.
+/// the HUD), and with the inventory open some in the craft grid too. A labelled stack is an
+/// icon class drawn uniformly, then one of that class's items (every trunk kind is a tree
+/// icon: five trunk items must not make trunks five times as common). A third of the stacks
+/// are distractors when the profile lists any.
 pub fn random_inventory(config: &AutoLabelConfig, rng: &mut SplitMix, open: bool) -> InventoryPlan {
-    let labelled: Vec<&String> = config.icons.keys().collect();
+    let mut by_class: BTreeMap<&str, Vec<&String>> = BTreeMap::new();
+    for (item, class) in &config.icons {
+        by_class.entry(class.as_str()).or_default().push(item);
+    }
+    let labelled: Vec<Vec<&String>> = by_class.into_values().collect();
     let total_weight: u64 = config.distractors.values().map(|w| u64::from(*w)).sum();
     let pick = |rng: &mut SplitMix| -> String {
         if total_weight > 0 && rng.below(3) == 0 {
@@ -491,7 +497,8 @@ pub fn random_inventory(config: &AutoLabelConfig, rng: &mut SplitMix, open: bool
                 .map(|(item, _)| item.clone())
                 .unwrap_or_default()
         } else {
-            labelled[rng.below(labelled.len())].clone()
+            let items = &labelled[rng.below(labelled.len())];
+            items[rng.below(items.len())].clone()
         }
     };
     let mut main = vec![String::new(); config.main_slots];
@@ -974,6 +981,8 @@ pub fn layout_for(gui: &crate::skills::gui::GuiGeometry, w: u32, h: u32) -> GuiL
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
     use super::*;
 
     fn config() -> AutoLabelConfig {
@@ -1152,6 +1161,49 @@ mod tests {
         }
         // A third of about 4 stacks (+ 2 grid items) over 50 inventories.
         assert!(placed > 30, "{placed} distractor stacks");
+    }
+
+    #[test]
+    fn labelled_stacks_are_drawn_by_class_then_item() {
+        let mut c = config();
+        c.distractors.clear();
+        for trunk in [
+            "default:pine_tree",
+            "default:jungletree",
+            "default:aspen_tree",
+        ] {
+            c.icons.insert(trunk.into(), "tree_icon".into());
+        }
+        let classes = c.icons.values().collect::<BTreeSet<_>>().len();
+        let mut rng = SplitMix::new(5);
+        let (mut trunks, mut stacks) = (0, 0);
+        let mut kinds = BTreeSet::new();
+        for _ in 0..600 {
+            for stack in random_inventory(&c, &mut rng, false).main {
+                let Some(item) = stack.split(' ').next().filter(|i| !i.is_empty()) else {
+                    continue;
+                };
+                stacks += 1;
+                if c.icons.get(item).is_some_and(|class| class == "tree_icon") {
+                    trunks += 1;
+                    kinds.insert(item.to_string());
+                }
+            }
+        }
+        // One class of `classes`, not one item in four of the items.
+        let share = f64::from(trunks) / f64::from(stacks);
+        let expected = 1.0 / classes as f64;
+        assert!(
+            (share - expected).abs() < 0.35 * expected,
+            "trunk share {share:.3}, expected {expected:.3}"
+        );
+        let trunk_kinds = c.icons.values().filter(|v| *v == "tree_icon").count();
+        assert!(trunk_kinds >= 4, "{trunk_kinds} trunk items");
+        assert_eq!(
+            kinds.len(),
+            trunk_kinds,
+            "every trunk kind is drawn: {kinds:?}"
+        );
     }
 
     #[test]
