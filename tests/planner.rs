@@ -905,18 +905,10 @@ fn a_table_pushed_off_the_hotbar_is_moved_back_to_it_before_it_is_placed() {
         other => panic!("{other:?}"),
     }
     // Swapped with the rightmost hotbar slot with nothing on it.
-    let (hx, hy) = slot(&w, "inventory.hotbar.8");
+    let free = slot(&w, "inventory.hotbar.8");
     assert_eq!(
         act(w.step("Wooden Pickaxe", vec![], bag.clone())),
-        call(
-            "move_item_to_hotbar",
-            &[
-                f64::from(tx.round()),
-                f64::from(ty.round()),
-                f64::from(hx.round()),
-                f64::from(hy.round())
-            ]
-        )
+        move_to_hotbar(&[(tx, ty), free])
     );
     // The move shows in the next frame: the table on the bag's hotbar row.
     let moved = bag_planks_sticks(&w, 0, "inventory.hotbar.2");
@@ -1017,10 +1009,7 @@ fn a_swap_onto_the_hotbar_of_a_full_bag_gives_up_a_slot_of_an_item_the_tech_tree
         .iter()
         .filter(|c| c.skill == "move_item_to_hotbar")
         .collect();
-    let swap = call(
-        "move_item_to_hotbar",
-        &[tx, ty, dx, dy].map(|v| f64::from(v.round())),
-    );
+    let swap = move_to_hotbar(&[(tx, ty), (dx, dy)]);
     assert_eq!(moves, [&swap], "{calls:?}");
 }
 
@@ -1043,17 +1032,20 @@ fn full_bag_hotbar(w: &World) -> Vec<InventoryIcon> {
     bag
 }
 
-#[test]
-fn a_move_to_the_hotbar_that_did_not_take_is_tried_again_after_freeing_a_slot_then_stuck() {
-    // A hotbar with no free slot takes nothing from a shift-click. The second try first
-    // shift-clicks a hotbar slot whose item has no use (here one the detector names nothing
-    // on, from the right: saplings, apples) to the bag; after that the call is stuck (with
-    // why), not an endless open-move-close loop.
+/// `move_item_to_hotbar` on these window points, rounded as the planner rounds them.
+fn move_to_hotbar(points: &[(f32, f32)]) -> SkillCall {
+    let args: Vec<f64> = points
+        .iter()
+        .flat_map(|(x, y)| [f64::from(x.round()), f64::from(y.round())])
+        .collect();
+    call("move_item_to_hotbar", &args)
+}
+
+/// The wooden pickaxe played with a shift-click move until stuck, the open inventory showing
+/// `bag` (the table in the bag's other rows) each time: the moves made and why it stopped.
+fn shift_click_fetch(bag: Vec<InventoryIcon>) -> (Vec<SkillCall>, String) {
     let mut w = shift_click_world();
     let hud = hud_planks_sticks(&w, 0, None);
-    let bag = bag_planks_sticks(&w, 0, "inventory.main.5");
-    let (tx, ty) = slot(&w, "inventory.main.5");
-    let (fx, fy) = slot(&w, "inventory.hotbar.8");
     let frames = vec![
         bag.clone(),
         hud.clone(),
@@ -1067,17 +1059,32 @@ fn a_move_to_the_hotbar_that_did_not_take_is_tried_again_after_freeing_a_slot_th
         bag,
     ];
     let (calls, why) = play_until_stuck(&mut w, frames, hud);
-    let moves: Vec<&SkillCall> = calls
-        .iter()
+    let moves = calls
+        .into_iter()
         .filter(|c| c.skill == "move_item_to_hotbar")
         .collect();
-    let at = |x: f32, y: f32| {
-        call(
-            "move_item_to_hotbar",
-            &[f64::from(x.round()), f64::from(y.round())],
-        )
-    };
-    assert_eq!(moves, [&at(tx, ty), &at(fx, fy), &at(tx, ty)], "{calls:?}");
+    (moves, why)
+}
+
+#[test]
+fn a_move_to_the_hotbar_that_did_not_take_is_tried_again_after_freeing_a_slot_then_stuck() {
+    // A hotbar with no free slot takes nothing from a shift-click. The second try first
+    // shift-clicks a hotbar slot whose item has no use (here one the detector names nothing
+    // on, from the right: saplings, apples) to the bag; after that the call is stuck (with
+    // why), not an endless open-move-close loop.
+    let w = shift_click_world();
+    let bag = bag_planks_sticks(&w, 0, "inventory.main.5");
+    let table = slot(&w, "inventory.main.5");
+    let free = slot(&w, "inventory.hotbar.8");
+    let (moves, why) = shift_click_fetch(bag);
+    assert_eq!(
+        moves,
+        [
+            move_to_hotbar(&[table]),
+            move_to_hotbar(&[free]),
+            move_to_hotbar(&[table])
+        ]
+    );
     assert!(why.contains("Crafting Table is not in the hotbar"), "{why}");
 }
 
@@ -1086,35 +1093,19 @@ fn a_full_hotbar_gives_up_to_a_shift_click_the_slot_of_an_item_the_tech_tree_has
     // With a shift-click move: nine kinds on the hotbar, the crafting table in the bag. Dirt
     // has no use in the tech tree (nothing is crafted, produced or mined with it); logs,
     // planks, sticks, cobblestone and coal all have one. Its slot is the one freed.
-    let mut w = shift_click_world();
-    let hud = hud_planks_sticks(&w, 0, None);
+    let w = shift_click_world();
     let bag = full_bag_hotbar(&w);
-    let (tx, ty) = slot(&w, "inventory.main.5");
-    let (dx, dy) = slot(&w, "inventory.hotbar.3");
-    let frames = vec![
-        bag.clone(),
-        hud.clone(),
-        hud.clone(),
-        hud.clone(),
-        bag.clone(),
-        bag.clone(),
-        hud.clone(),
-        bag.clone(),
-        bag.clone(),
-        bag,
-    ];
-    let (calls, _) = play_until_stuck(&mut w, frames, hud);
-    let moves: Vec<&SkillCall> = calls
-        .iter()
-        .filter(|c| c.skill == "move_item_to_hotbar")
-        .collect();
-    let at = |x: f32, y: f32| {
-        call(
-            "move_item_to_hotbar",
-            &[f64::from(x.round()), f64::from(y.round())],
-        )
-    };
-    assert_eq!(moves, [&at(tx, ty), &at(dx, dy), &at(tx, ty)], "{calls:?}");
+    let table = slot(&w, "inventory.main.5");
+    let dirt = slot(&w, "inventory.hotbar.3");
+    let (moves, _) = shift_click_fetch(bag);
+    assert_eq!(
+        moves,
+        [
+            move_to_hotbar(&[table]),
+            move_to_hotbar(&[dirt]),
+            move_to_hotbar(&[table])
+        ]
+    );
 }
 
 #[test]

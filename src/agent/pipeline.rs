@@ -67,18 +67,9 @@ pub fn one_icon_per_slot(perception: &mut Perception, layout: &GuiLayout) {
     let slot_of: Vec<Option<(f32, f32)>> = perception
         .icons
         .iter()
-        .map(|i| {
-            slots
-                .iter()
-                .filter(|s| layout.on_slot(i.x, i.y, s.centre))
-                .map(|s| s.centre)
-                .min_by(|a, b| {
-                    let d = |c: &(f32, f32)| (c.0 - i.x).powi(2) + (c.1 - i.y).powi(2);
-                    d(a).total_cmp(&d(b))
-                })
-        })
+        .map(|i| layout.slot_under(&slots, i.x, i.y).map(|s| s.centre))
         .collect();
-    let icons = &perception.icons;
+    let icons = std::mem::take(&mut perception.icons);
     let beaten = |k: usize| {
         slot_of[k].is_some_and(|slot| {
             (0..icons.len()).any(|j| {
@@ -89,11 +80,11 @@ pub fn one_icon_per_slot(perception: &mut Perception, layout: &GuiLayout) {
         })
     };
     let keep: Vec<bool> = (0..icons.len()).map(|k| !beaten(k)).collect();
-    let mut k = 0;
-    perception.icons.retain(|_| {
-        k += 1;
-        keep[k - 1]
-    });
+    perception.icons = icons
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(icon, keep)| keep.then_some(icon))
+        .collect();
 }
 
 /// The count drawn in the slot under each icon (`None` where it cannot be read). An icon is
@@ -108,13 +99,7 @@ pub fn read_counts(
     // (screen, slot centre) of every slot: the screen says where its digits are drawn.
     let slots = layout.slots(None);
     for icon in &mut perception.icons {
-        let slot = slots
-            .iter()
-            .filter(|s| layout.on_slot(icon.x, icon.y, s.centre))
-            .min_by(|a, b| {
-                let d = |c: (f32, f32)| (c.0 - icon.x).powi(2) + (c.1 - icon.y).powi(2);
-                d(a.centre).total_cmp(&d(b.centre))
-            });
+        let slot = layout.slot_under(&slots, icon.x, icon.y);
         icon.count = slot.and_then(|s| style.read(frame, &s.screen, s.centre, layout.scale()).ok());
     }
 }

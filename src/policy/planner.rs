@@ -1601,22 +1601,21 @@ impl Planner {
                 ArgToken::Token(t) => {
                     if let Some(item) = t.strip_prefix("hotbar:") {
                         push(f64::from(self.hotbar_key(item, view)?));
-                    } else if t == FREE_HOTBAR_SLOT {
-                        let (x, y) = self.spare_hotbar_slot(view)?;
-                        push(f64::from(x.round()));
-                        push(f64::from(y.round()));
+                        continue;
+                    }
+                    let (x, y) = if t == FREE_HOTBAR_SLOT {
+                        self.spare_hotbar_slot(view)?
                     } else {
                         let node = view
                             .kg
                             .node(t)
                             .ok_or_else(|| format!("\"{t}\" is not a graph node"))?;
-                        let (x, y) = self
-                            .screen_icon(node, view)
+                        self.screen_icon(node, view)
                             .or_else(|| view.icon(node))
-                            .ok_or_else(|| format!("no {t} icon on the screen"))?;
-                        push(f64::from(x.round()));
-                        push(f64::from(y.round()));
-                    }
+                            .ok_or_else(|| format!("no {t} icon on the screen"))?
+                    };
+                    push(f64::from(x.round()));
+                    push(f64::from(y.round()));
                 }
             }
         }
@@ -1739,12 +1738,7 @@ impl Planner {
             let items = items_on(*c);
             !items.is_empty() && items.into_iter().all(has_no_use)
         });
-        let unnamed = || {
-            slots
-                .iter()
-                .rev()
-                .find(|(_, c)| items_on(*c).is_empty() && !any_icon_on(*c, view))
-        };
+        let unnamed = || slots.iter().rev().find(|(_, c)| !any_icon_on(*c, view));
         // A swap (`to_hotbar_picks_slot`) best goes to an empty slot; a shift-click off the
         // hotbar needs an item there.
         let slot = if self.config.to_hotbar_picks_slot {

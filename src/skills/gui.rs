@@ -666,6 +666,16 @@ impl<'a> GuiLayout<'a> {
             .map(|slot| slot.sname)
     }
 
+    /// Of `slots`, the one a detected icon centred at (x, y) sits on ([`Self::on_slot`]), the
+    /// nearest where slots of several screens qualify.
+    pub fn slot_under<'s>(&self, slots: &'s [Slot], x: f32, y: f32) -> Option<&'s Slot> {
+        let d = |s: &Slot| (s.centre.0 - x).powi(2) + (s.centre.1 - y).powi(2);
+        slots
+            .iter()
+            .filter(|s| self.on_slot(x, y, s.centre))
+            .min_by(|a, b| d(a).total_cmp(&d(b)))
+    }
+
     /// Whether a detected icon centred at (x, y) is the item in the slot centred at `centre`:
     /// within 10 GUI pixels on both axes (icons are drawn centred in their slot).
     pub fn on_slot(&self, x: f32, y: f32, (sx, sy): (f32, f32)) -> bool {
