@@ -13,7 +13,10 @@
 //   - picked-up items go into the inventory only (never into the crafting/armor slots) with their count;
 //   - every slot change is sent to the client (flying-squid changes stack counts in place unsent);
 //   - scene commands face_block, close_window, drop; state.json gains cursor, crafted, window.slots;
-//   - blocks that need a harvest tool (stone, ores) drop nothing when dug without one.
+//   - blocks that need a harvest tool (stone, ores) drop nothing when dug without one;
+//   - working furnaces: the window (type 13), smelting on the server tick with vanilla fuel and cook times,
+//     contents kept with the block (and dropped when it is dug), the `furnace` command, state.json's
+//     window.kind 'furnace' and `smelted`.
 // See README.md next to this file. The upstream header follows.
 //
 // Environment (all optional):
@@ -114,10 +117,12 @@ serv.on('newPlayer', (player) => {
     yaw: 0,
     pitch: 0,
     window: null,
-    table: null, // the open crafting table: { win, id, sent: [] }
+    table: null, // the open crafting table: { win, id, sent: [], shift: 1 }
+    furnace: null, // the open furnace window: { win, id, sent: [], shift: -6, f (the block's furnace), props: [] }
     sent0: new Array(46).fill(''), // window-0 slot contents as last sent to the client (keys), to send in-place changes
     sentCursor: '',
-    crafted: [] // recent crafts, newest last
+    crafted: [], // recent crafts, newest last
+    smelted: [] // furnace results the player took, newest last
   }
   extra.set(player, x)
   const onLook = ({ yaw, pitch }) => { if (typeof yaw === 'number') { x.yaw = yaw; x.pitch = pitch } }
@@ -143,6 +148,7 @@ serv.on('newPlayer', (player) => {
     return write(name, params)
   }
   setupCrafting(player, x)
+  setupFurnace(player, x)
   // Minecraft's harvest rule: a block that names harvest tools (stone, cobblestone, ores) drops
   // nothing when dug with anything else (flying-squid drops every block's loot whatever is held).
   player.on('dug', (data) => {
@@ -277,17 +283,27 @@ function matchRecipe (items, n) {
   return null
 }
 
-// ---- views of the two crafting windows ----
+// ---- views of the windows this file handles (result: the slot that can only be taken from) ----
 function inventoryView (player) {
-  return { kind: 'inventory', win: player.inventory, id: 0, n: 2, grid: [1, 2, 3, 4], inv: [9, 45], main: [9, 36], hotbar: [36, 45] }
+  return { kind: 'inventory', win: player.inventory, id: 0, n: 2, grid: [1, 2, 3, 4], result: 0, inv: [9, 45], main: [9, 36], hotbar: [36, 45] }
 }
 function tableView (player, t) {
-  return { kind: 'crafting_table', win: t.win, id: t.id, n: 3, grid: range(1, 10), inv: [10, 46], main: [10, 37], hotbar: [37, 46], table: t }
+  return { kind: 'crafting_table', win: t.win, id: t.id, n: 3, grid: range(1, 10), result: 0, inv: [10, 46], main: [10, 37], hotbar: [37, 46], table: t, open: t }
 }
+// a furnace has no grid: 0 input, 1 fuel, 2 result (see the furnace section)
+function furnaceView (player, fw) {
+  return { kind: 'furnace', win: fw.win, id: fw.id, n: 0, grid: [], result: 2, inv: [3, 39], main: [3, 30], hotbar: [30, 39], fw, open: fw }
+}
+// the server-opened window (crafting table or furnace) of a player's bookkeeping, or null
+const openOf = (x) => x?.table || x?.furnace || null
 // the window the next click goes to (flying-squid: player.customWindow || player.inventory)
 function clickView (player) {
   const x = extra.get(player)
-  if (player.customWindow) return x.table && player.customWindow === x.table.win ? tableView(player, x.table) : null
+  if (player.customWindow) {
+    if (x.table && player.customWindow === x.table.win) return tableView(player, x.table)
+    if (x.furnace && player.customWindow === x.furnace.win) return furnaceView(player, x.furnace)
+    return null
+  }
   return inventoryView(player)
 }
 
@@ -303,8 +319,9 @@ function flushInventory (player) {
     }
   })
 }
-function flushTable (player) {
-  const t = extra.get(player).table
+// the open crafting table or furnace: every slot that differs from what the client was last sent
+function flushContainer (player) {
+  const t = openOf(extra.get(player))
   if (!t) return
   t.win.slots.forEach((it, slot) => {
     const k = keyOf(it)
@@ -316,7 +333,8 @@ function flushTable (player) {
 }
 function flushCursor (player) {
   const x = extra.get(player)
-  const cur = x.table ? x.table.win.selectedItem : player.inventory.selectedItem
+  const o = openOf(x)
+  const cur = o ? o.win.selectedItem : player.inventory.selectedItem
   const k = keyOf(cur)
   if (x.sentCursor !== k) {
     x.sentCursor = k
@@ -325,17 +343,19 @@ function flushCursor (player) {
 }
 function flushAll (player) {
   flushInventory(player)
-  flushTable(player)
+  flushContainer(player)
   flushCursor(player)
 }
-// crafting table: its inventory part (10..45) mirrors player.inventory 9..44 (clones, never shared objects:
-// prismarine-windows keeps item.slot per window, and flying-squid's shared objects corrupted it)
-function tableToInventory (player, t) {
+// crafting table / furnace: its inventory part mirrors player.inventory 9..44, window slot = inventory slot +
+// t.shift (table 10..45: +1; furnace 3..38: -6). Clones, never shared objects: prismarine-windows keeps
+// item.slot per window, and flying-squid's shared objects corrupted it.
+function containerToInventory (player, t) {
   const x = extra.get(player)
   x.syncing = true
   try {
-    for (let s = 10; s < 46; s++) {
-      if (keyOf(t.win.slots[s]) !== keyOf(player.inventory.slots[s - 1])) player.inventory.updateSlot(s - 1, cloneItem(t.win.slots[s]))
+    for (let s = 9; s < 45; s++) {
+      const it = t.win.slots[s + t.shift]
+      if (keyOf(it) !== keyOf(player.inventory.slots[s])) player.inventory.updateSlot(s, cloneItem(it))
     }
   } finally { x.syncing = false }
 }
@@ -496,6 +516,12 @@ function shiftClick (player, v, slot) {
     if (armor && !v.win.slots[armor]) dest = [armor]
     else if (itemName(it) === 'shield' && !v.win.slots[45]) dest = [45]
   }
+  if (v.kind === 'furnace' && slot >= v.inv[0]) {
+    // vanilla FurnaceContainer.transferStackInSlot: a smeltable item goes to the input only (a log too,
+    // although it burns; nothing moves when the input holds something else), else a fuel to the fuel slot
+    if (smeltResult(it) !== null) dest = [0]
+    else if (fuelTicks(it) > 0) dest = [1]
+  }
   if (!dest) {
     if (slot >= v.main[0] && slot < v.main[1]) dest = range(v.hotbar[0], v.hotbar[1])
     else if (slot >= v.hotbar[0] && slot < v.hotbar[1]) dest = range(v.main[0], v.main[1])
@@ -514,7 +540,8 @@ function returnGrid (player, v, why) {
   const moved = []
   const cur = v.win.selectedItem
   v.win.selectedItem = null
-  for (const s of [...v.grid, 0]) {
+  // a furnace's slots belong to the block and stay in it: only the cursor goes back
+  for (const s of v.kind === 'furnace' ? [] : [...v.grid, 0]) {
     const it = v.win.slots[s]
     if (!it) continue
     // window 0's grid is emptied (set_slot to the client); a closed table's window is simply dropped
@@ -537,7 +564,7 @@ function closeTable (player, why) {
   const x = extra.get(player)
   const t = x.table
   if (!t) return []
-  tableToInventory(player, t)
+  containerToInventory(player, t)
   x.table = null
   if (player.customWindow === t.win) player.customWindow = undefined
   const moved = returnGrid(player, tableView(player, t), why)
@@ -556,13 +583,14 @@ const invHasLoose = (player) => !!player.inventory.selectedItem || [1, 2, 3, 4].
 function openCraftingTable ({ player }) {
   const x = extra.get(player)
   if (x.table) closeTable(player, 'table reopened')
+  if (x.furnace) closeFurnace(player, 'crafting table opened')
   // vanilla has closed the player's own inventory (and emptied its 2x2 grid) before a table can open
   if (!player.customWindow && invHasLoose(player)) closeInventory(player, 'inventory closed (table opened)')
   const win = windows.createWindow(1, 'minecraft:crafting', 'Crafting')
   for (let s = 10; s < 46; s++) win.slots[s] = cloneItem(player.inventory.slots[s - 1])
   win.slots.forEach((it, s) => { if (it) it.slot = s })
   player.windowId = player.windowId === undefined || player.windowId >= 100 ? 1 : player.windowId + 1
-  const t = { win, id: player.windowId, sent: win.slots.map(keyOf) }
+  const t = { win, id: player.windowId, sent: win.slots.map(keyOf), shift: 1 }
   win.id = t.id
   x.table = t
   player.customWindow = win
@@ -573,6 +601,390 @@ function openCraftingTable ({ player }) {
   return true // cancels the placement of the held block
 }
 serv.onBlockInteraction('crafting_table', openCraftingTable)
+
+// =====================================================================================================
+// Furnaces (vanilla 1.14 AbstractFurnaceTileEntity, FurnaceContainer, FurnaceResultSlot, FurnaceFuelSlot)
+// =====================================================================================================
+//
+// flying-squid 0.0.49 has no furnace (a right click on one did nothing). Here a furnace's contents and fire
+// belong to the block, keyed by its position, not to a player: they stay when the window closes and keep
+// smelting while nobody looks (vanilla). A player digging the block drops them as item entities, whatever the
+// tool (the harvest rule only decides about the furnace block itself). The setblock and excavate commands
+// remove them without drops, as vanilla's `setblock ... replace` does.
+//   - window: open_window type 13. 1.14's menu registry is generic_9x1..9x6 0-5, generic_3x3 6, anvil 7,
+//     beacon 8, blast_furnace 9, brewing_stand 10, crafting 11, enchantment 12, furnace 13 (prismarine-windows
+//     2.9.0 lists them in this order; the web client's mineflayer maps 13 back to 'minecraft:furnace', which
+//     its inventoryWindows.ts draws as FurnaceWin). Title "Furnace", 39 slots: 0 input, 1 fuel, 2 result,
+//     3-29 main inventory (window-0 slot 9+k <-> 3+k), 30-38 hotbar.
+//   - properties (craft_progress_bar {windowId, property, value}): 0 fuel ticks left, 1 burn time of the
+//     current fuel, 2 cook progress, 3 cook time (200). Sent on open, then every PROPERTY_EVERY ticks when
+//     they changed (vanilla sends them every tick they change).
+//   - a tick (flying-squid's, 20 per second): a burning furnace loses one fuel tick. When it is not burning
+//     and can smelt (a smeltable input, and the result slot empty or the same item with room), one fuel item
+//     is used up, so fuel never burns for nothing. While burning and able to smelt, the cook progress rises,
+//     and at 200 one input item becomes one result. Burning with nothing to smelt resets the progress;
+//     without fire it falls back by 2 per tick. A different item (or none) put into the input resets it at
+//     once. Only furnaces with something to do are ticked: with none the tick returns at once.
+//   - clicks: input and fuel are ordinary slots, but the fuel slot takes fuels (and an empty bucket) only.
+//     The result slot only gives: left click the whole stack, right click half of it (rounded up) onto an
+//     empty cursor; either button adds the whole stack to the same item on the cursor when all of it fits;
+//     shift-click moves it into the inventory from the last hotbar slot backwards (vanilla's
+//     mergeItemStack(3, 39, reverse)); a number key moves it into an empty hotbar slot; Q throws one (ctrl-Q
+//     the stack). Every take is recorded in `smelted`. Shift-click from the inventory: a smeltable item goes
+//     to the input only (a log too, although it burns; nothing moves when the input holds another item),
+//     else a fuel to the fuel slot, else main <-> hotbar. Shift-click on the input or fuel: into the
+//     inventory, main first.
+//   - the block's `lit` state follows the fire (the client draws the burning front).
+// minecraft-data 1.14.4 has no furnace recipes (its recipes.json holds crafting only), hence the tables
+// below, from 1.14's smelting recipes and AbstractFurnaceTileEntity.getBurnTimes. No XP is given.
+const COOK_TICKS = 200
+const PROPERTY_EVERY = 5 // ticks between window-property updates: 4 per second
+const WOODS = '(oak|spruce|birch|jungle|acacia|dark_oak)'
+const SMELT_NAMES = new Map(Object.entries({
+  iron_ore: 'iron_ingot',
+  gold_ore: 'gold_ingot',
+  diamond_ore: 'diamond',
+  emerald_ore: 'emerald',
+  lapis_ore: 'lapis_lazuli',
+  redstone_ore: 'redstone',
+  coal_ore: 'coal',
+  nether_quartz_ore: 'quartz',
+  cobblestone: 'stone',
+  stone: 'smooth_stone',
+  sand: 'glass',
+  red_sand: 'glass',
+  clay_ball: 'brick',
+  clay: 'terracotta',
+  netherrack: 'nether_brick',
+  stone_bricks: 'cracked_stone_bricks',
+  sandstone: 'smooth_sandstone',
+  red_sandstone: 'smooth_red_sandstone',
+  quartz_block: 'smooth_quartz',
+  cactus: 'green_dye',
+  sea_pickle: 'lime_dye',
+  kelp: 'dried_kelp',
+  wet_sponge: 'sponge',
+  chorus_fruit: 'popped_chorus_fruit',
+  beef: 'cooked_beef',
+  porkchop: 'cooked_porkchop',
+  chicken: 'cooked_chicken',
+  mutton: 'cooked_mutton',
+  rabbit: 'cooked_rabbit',
+  cod: 'cooked_cod',
+  salmon: 'cooked_salmon',
+  potato: 'baked_potato'
+}))
+const SMELT_PATTERNS = [
+  [/_(log|wood)$/, () => 'charcoal'], // every log and wood block, stripped too (the #logs tag)
+  [/^(white|orange|magenta|light_blue|yellow|lime|pink|gray|light_gray|cyan|purple|blue|brown|green|red|black)_terracotta$/, (n) => n.replace(/_terracotta$/, '_glazed_terracotta')],
+  [/^(iron|chainmail)_(pickaxe|shovel|axe|hoe|sword|helmet|chestplate|leggings|boots|horse_armor)$/, () => 'iron_nugget'],
+  [/^golden_(pickaxe|shovel|axe|hoe|sword|helmet|chestplate|leggings|boots|horse_armor)$/, () => 'gold_nugget']
+]
+const FUEL_NAMES = new Map(Object.entries({
+  lava_bucket: 20000,
+  coal_block: 16000,
+  dried_kelp_block: 4001,
+  blaze_rod: 2400,
+  coal: 1600,
+  charcoal: 1600,
+  scaffolding: 400,
+  note_block: 300,
+  bookshelf: 300,
+  lectern: 300,
+  jukebox: 300,
+  chest: 300,
+  trapped_chest: 300,
+  crafting_table: 300,
+  daylight_detector: 300,
+  bow: 300,
+  crossbow: 300,
+  fishing_rod: 300,
+  ladder: 300,
+  loom: 300,
+  barrel: 300,
+  cartography_table: 300,
+  fletching_table: 300,
+  smithing_table: 300,
+  composter: 300,
+  wooden_pickaxe: 200,
+  wooden_shovel: 200,
+  wooden_axe: 200,
+  wooden_hoe: 200,
+  wooden_sword: 200,
+  stick: 100,
+  bowl: 100,
+  dead_bush: 100,
+  bamboo: 50
+}))
+const FUEL_PATTERNS = [
+  [/_(log|wood)$/, 300],
+  [new RegExp(`^${WOODS}_(planks|stairs|trapdoor|pressure_plate|fence|fence_gate)$`), 300],
+  [new RegExp(`^${WOODS}_slab$`), 150],
+  [new RegExp(`^${WOODS}_(sign|door)$`), 200],
+  [new RegExp(`^${WOODS}_boat$`), 1200],
+  [new RegExp(`^${WOODS}_(button|sapling)$`), 100],
+  [/_banner$/, 300],
+  [/_wool$/, 100],
+  [/_carpet$/, 67]
+]
+// item id -> result item id / burn ticks, for the items this version has
+const SMELT_BY_ID = new Map()
+const FUEL_BY_ID = new Map()
+for (const it of mcData.itemsArray) {
+  const out = SMELT_NAMES.get(it.name) ?? SMELT_PATTERNS.find(([re]) => re.test(it.name))?.[1](it.name)
+  if (out && mcData.itemsByName[out]) SMELT_BY_ID.set(it.id, mcData.itemsByName[out].id)
+  const ticks = FUEL_NAMES.get(it.name) ?? FUEL_PATTERNS.find(([re]) => re.test(it.name))?.[1]
+  if (ticks) FUEL_BY_ID.set(it.id, ticks)
+}
+const smeltResult = (it) => (it ? SMELT_BY_ID.get(it.type) ?? null : null) // result item id or null
+const fuelTicks = (it) => (it ? FUEL_BY_ID.get(it.type) ?? 0 : 0)
+
+// ---- furnace state, per block ----
+// { world, pos, slots: [input, fuel, result], burn (fuel ticks left), burnTotal, cook, viewers: Set(player) }
+// Only the overworld is used by the harness, so the position alone is the key.
+const furnaces = new Map()
+const activeFurnaces = new Set() // the furnaces the tick has work for
+const furnaceKey = (pos) => `${pos.x},${pos.y},${pos.z}`
+function furnaceAt (world, pos) {
+  const k = furnaceKey(pos)
+  let f = furnaces.get(k)
+  if (!f) {
+    f = { world, pos: new Vec3(pos.x, pos.y, pos.z), slots: [null, null, null], burn: 0, burnTotal: 0, cook: 0, viewers: new Set() }
+    furnaces.set(k, f)
+  }
+  return f
+}
+function furnaceInfo (f) {
+  const slots = []
+  f.slots.forEach((it, slot) => { if (it) slots.push({ slot, name: itemName(it), count: it.count }) })
+  return { pos: { x: f.pos.x, y: f.pos.y, z: f.pos.z }, slots, burn: f.burn, burnTotal: f.burnTotal, cook: f.cook, cookTotal: COOK_TICKS, burning: f.burn > 0 }
+}
+// the item id one smelt makes now, or null when the furnace cannot smelt (vanilla canSmelt)
+function smeltOutput (f) {
+  const out = smeltResult(f.slots[0])
+  if (out === null) return null
+  const res = f.slots[2]
+  if (!res) return out
+  return res.type === out && res.count < (res.stackSize || 64) ? out : null
+}
+const fewer = (it, n = 1) => (it.count > n ? new Item(it.type, it.count - n, it.metadata, it.nbt) : null)
+// one tick of AbstractFurnaceTileEntity.tick; true when a slot changed
+function furnaceTick (f) {
+  const wasBurning = f.burn > 0
+  let changed = false
+  if (f.burn > 0) f.burn--
+  if (f.burn > 0 || (f.slots[1] && f.slots[0])) {
+    const out = smeltOutput(f)
+    if (f.burn === 0 && out !== null && fuelTicks(f.slots[1]) > 0) {
+      const fuel = f.slots[1]
+      f.burn = f.burnTotal = fuelTicks(fuel)
+      // a lava bucket leaves its bucket (vanilla getContainerItem)
+      f.slots[1] = fewer(fuel) || (itemName(fuel) === 'lava_bucket' ? new Item(mcData.itemsByName.bucket.id, 1) : null)
+      changed = true
+    }
+    if (f.burn > 0 && out !== null) {
+      if (++f.cook >= COOK_TICKS) {
+        f.cook = 0
+        f.slots[0] = fewer(f.slots[0])
+        f.slots[2] = new Item(out, (f.slots[2]?.count || 0) + 1)
+        changed = true
+      }
+    } else f.cook = 0
+  } else if (f.cook > 0) f.cook = Math.max(0, f.cook - 2)
+  if (wasBurning !== f.burn > 0) setLit(f, f.burn > 0)
+  return changed
+}
+// the block's lit state (the burning front the client draws), its facing kept
+async function setLit (f, lit) {
+  try {
+    const b = await f.world.getBlock(f.pos)
+    if (b?.name !== 'furnace' || b.getProperties().lit === lit) return
+    await serv.setBlock(f.world, f.pos, Block.fromProperties(b.type, { ...b.getProperties(), lit }, 0).stateId)
+  } catch (e) { console.error('[harness] furnace lit state failed', e.message) }
+}
+let furnaceTickCount = 0
+serv.on('tick', () => {
+  if (!activeFurnaces.size) return // nothing burns or cooks: no work
+  furnaceTickCount++
+  for (const f of activeFurnaces) {
+    let changed = false
+    try { changed = furnaceTick(f) } catch (e) { console.error('[harness] furnace tick failed', e) }
+    const idle = f.burn === 0 && f.cook === 0 // the next tick would do nothing until a slot changes
+    if (idle) activeFurnaces.delete(f)
+    if (changed) showFurnace(f)
+    if (changed || idle || furnaceTickCount % PROPERTY_EVERY === 0) for (const p of f.viewers) flushFurnaceProps(p)
+  }
+})
+
+// ---- furnace windows ----
+// the furnace's slots into the windows of the players looking at it (but `except`), and sent
+function showFurnace (f, except) {
+  for (const p of f.viewers) {
+    const fw = extra.get(p)?.furnace
+    if (p === except || !fw || fw.f !== f) continue
+    for (let s = 0; s < 3; s++) {
+      if (keyOf(fw.win.slots[s]) === keyOf(f.slots[s])) continue
+      const it = cloneItem(f.slots[s])
+      if (it) it.slot = s
+      fw.win.slots[s] = it
+    }
+    flushContainer(p)
+  }
+}
+// after a click: the window's slots 0-2 become the furnace's (another input item resets the progress)
+function furnaceFromWindow (player, fw) {
+  const f = fw.f
+  let changed = false
+  for (let s = 0; s < 3; s++) {
+    const it = fw.win.slots[s]
+    if (keyOf(it) === keyOf(f.slots[s])) continue
+    if (s === 0 && !sameKind(it, f.slots[0])) f.cook = 0
+    f.slots[s] = cloneItem(it)
+    changed = true
+  }
+  if (changed) {
+    activeFurnaces.add(f)
+    showFurnace(f, player)
+  }
+}
+function flushFurnaceProps (player, force = false) {
+  const fw = extra.get(player)?.furnace
+  if (!fw) return
+  const f = fw.f
+  ;[f.burn, f.burnTotal, f.cook, COOK_TICKS].forEach((value, property) => {
+    if (!force && fw.props[property] === value) return
+    fw.props[property] = value
+    player._client.write('craft_progress_bar', { windowId: fw.id, property, value })
+  })
+}
+// may this click put its item into the fuel slot? (FurnaceFuelSlot.isItemValid: fuels and an empty bucket)
+function fuelSlotAccepts (v, click) {
+  const incoming = click.mode === 0 ? v.win.selectedItem : click.mode === 2 ? v.win.slots[v.hotbar[0] + click.mouseButton] : null
+  return !incoming || fuelTicks(incoming) > 0 || itemName(incoming) === 'bucket'
+}
+// the result slot only gives (FurnaceResultSlot; Container.slotClick's rules for a slot nothing may go into)
+function furnaceResultClick (player, v, click) {
+  const win = v.win
+  const res = win.slots[2]
+  if (!res) return
+  const take = (n) => { win.updateSlot(2, fewer(res, n)); return new Item(res.type, n, res.metadata, res.nbt) }
+  switch (click.mode) {
+    case 0: { // left: the whole stack, right: half (rounded up) onto an empty cursor; all of it onto the same item
+      const cur = win.selectedItem
+      if (!cur) win.selectedItem = take(click.mouseButton === 1 ? Math.ceil(res.count / 2) : res.count)
+      else if (sameKind(cur, res) && cur.count + res.count <= (cur.stackSize || 64)) {
+        take(res.count)
+        win.selectedItem = new Item(cur.type, cur.count + res.count, cur.metadata, cur.nbt)
+      }
+      return
+    }
+    case 1: { // shift-click: into the inventory, last hotbar slot first
+      const left = mergeInto(win, cloneItem(res), range(v.inv[0], v.inv[1]).reverse())
+      if (left !== res.count) win.updateSlot(2, left ? new Item(res.type, left, res.metadata, res.nbt) : null)
+      return
+    }
+    case 2: { // number key: into that hotbar slot when it is empty
+      const hb = v.hotbar[0] + click.mouseButton
+      if (click.mouseButton >= 0 && click.mouseButton < 9 && !win.slots[hb]) win.updateSlot(hb, take(res.count))
+      return
+    }
+    case 4: { // Q: one item thrown (ctrl-Q: the stack)
+      if (!win.selectedItem) dropItem(player, take(click.mouseButton === 1 ? res.count : 1), 'Q on the furnace result')
+    }
+  }
+}
+// what a click took from the result slot, recorded like a craft
+function recordSmelted (player, before, after) {
+  const n = before.count - (after && sameKind(after, before) ? after.count : 0)
+  if (n <= 0) return
+  const x = extra.get(player)
+  x.smelted.push({ name: itemName(before), count: n, via: 'furnace', t: Date.now() })
+  if (x.smelted.length > 50) x.smelted.splice(0, x.smelted.length - 50)
+}
+function openFurnace ({ player, block }) {
+  const x = extra.get(player)
+  if (x.table) closeTable(player, 'furnace opened')
+  if (x.furnace) closeFurnace(player, 'furnace reopened')
+  // vanilla has closed the player's own inventory (and emptied its 2x2 grid) before a furnace can open
+  if (!player.customWindow && invHasLoose(player)) closeInventory(player, 'inventory closed (furnace opened)')
+  const f = furnaceAt(player.world, block.position)
+  const win = windows.createWindow(1, 'minecraft:furnace', 'Furnace')
+  for (let s = 0; s < 3; s++) win.slots[s] = cloneItem(f.slots[s])
+  for (let s = 3; s < 39; s++) win.slots[s] = cloneItem(player.inventory.slots[s + 6])
+  win.slots.forEach((it, s) => { if (it) it.slot = s })
+  player.windowId = player.windowId === undefined || player.windowId >= 100 ? 1 : player.windowId + 1
+  const fw = { win, id: player.windowId, sent: win.slots.map(keyOf), shift: -6, f, props: [] }
+  win.id = fw.id
+  x.furnace = fw
+  f.viewers.add(player)
+  player.customWindow = win
+  player._client.write('open_window', { windowId: fw.id, inventoryType: win.type, windowTitle: JSON.stringify('Furnace') })
+  player._client.write('window_items', { windowId: fw.id, items: win.slots.map(it => Item.toNotch(it)) })
+  x.sentCursor = ''
+  flushCursor(player)
+  flushFurnaceProps(player, true)
+  return true // cancels the placement of the held block
+}
+serv.onBlockInteraction('furnace', openFurnace)
+// the furnace keeps its slots; the cursor goes back to the player (as for the table)
+function closeFurnace (player, why) {
+  const x = extra.get(player)
+  const fw = x.furnace
+  if (!fw) return []
+  containerToInventory(player, fw)
+  x.furnace = null
+  fw.f.viewers.delete(player)
+  if (player.customWindow === fw.win) player.customWindow = undefined
+  const moved = returnGrid(player, furnaceView(player, fw), why)
+  x.sent0 = [] // the client copied the window's inventory part into its own; resend what differs
+  flushAll(player)
+  return moved
+}
+// The block is gone: its viewers' windows close (vanilla: the container is no longer usable), and the
+// contents are dropped at the block (dug) or vanish (replaced by a command, as vanilla's setblock replace).
+function removeFurnace (f, why, drop) {
+  furnaces.delete(furnaceKey(f.pos))
+  activeFurnaces.delete(f)
+  for (const p of [...f.viewers]) {
+    const fw = extra.get(p)?.furnace
+    if (fw?.f === f) {
+      p._client.write('close_window', { windowId: fw.id })
+      closeFurnace(p, why)
+    }
+    f.viewers.delete(p)
+  }
+  const what = f.slots.filter(Boolean).map(it => `${it.count} ${itemName(it)}`)
+  if (drop) {
+    for (const it of f.slots) {
+      if (!it) continue
+      serv.spawnObject(ITEM_ENTITY, f.world, f.pos.offset(0.5, 0.5, 0.5), {
+        velocity: new Vec3(Math.random() * 2 - 1, 2, Math.random() * 2 - 1),
+        itemId: it.type,
+        itemDamage: it.metadata || 0,
+        itemCount: it.count,
+        pickupTime: 500,
+        deathTime: 5 * 60 * 1000
+      })
+    }
+  }
+  if (what.length) console.log(`[harness] furnace at ${furnaceKey(f.pos)} ${why}: ${drop ? 'dropped' : 'removed'} ${what.join(', ')}`)
+}
+function forgetFurnace (pos, why) {
+  const f = furnaces.get(furnaceKey(pos))
+  if (f) removeFurnace(f, why, false)
+}
+function setupFurnace (player, x) {
+  // digging a furnace drops its contents, whatever the tool
+  player.on('dug', (data) => {
+    if (data.block?.name !== 'furnace' || !data.position) return
+    const f = furnaces.get(furnaceKey(data.position))
+    if (f) removeFurnace(f, `dug by ${player.username}`, true)
+  })
+  player._client.on('end', () => {
+    if (x.furnace) x.furnace.f.viewers.delete(player)
+    x.furnace = null
+  })
+}
 
 function setupCrafting (player, x) {
   const c = player._client
@@ -592,11 +1004,17 @@ function setupCrafting (player, x) {
     const x = extra.get(player)
     x.sent0 = []
     x.sentCursor = undefined
-    if (x.table) x.table.sent = []
+    if (openOf(x)) openOf(x).sent = []
+    const furnaceResult = v?.kind === 'furnace' ? cloneItem(v.win.slots[2]) : null // to record what is taken
     if (v && click.windowId !== v.id) {
       // a click for a window that is no longer open (vanilla ignores these too)
-    } else if (v && click.slot === 0) {
-      try { resultClick(player, v, click) } catch (e) { console.error('[harness] result click failed', e) }
+    } else if (v && click.slot === v.result) {
+      try {
+        if (v.kind === 'furnace') furnaceResultClick(player, v, click)
+        else resultClick(player, v, click)
+      } catch (e) { console.error('[harness] result click failed', e) }
+    } else if (v?.kind === 'furnace' && click.slot === 1 && !fuelSlotAccepts(v, click)) {
+      // the fuel slot takes fuel only (vanilla FurnaceFuelSlot): the click leaves everything as it was
     } else if (v && click.mode === 1 && click.slot >= 0 && click.slot < v.win.slots.length) {
       try { shiftClick(player, v, click.slot) } catch (e) { console.error('[harness] shift-click failed', e) }
     } else if (v && click.slot === -999 && (click.mode === 0 || click.mode === 4)) {
@@ -608,7 +1026,7 @@ function setupCrafting (player, x) {
         v.win.selectedItem = cur.count > n ? new Item(cur.type, cur.count - n, cur.metadata, cur.nbt) : null
         dropItem(player, new Item(cur.type, n, cur.metadata, cur.nbt), 'clicked outside the window')
       }
-    } else if (v && click.mode === 4 && click.slot > 0 && click.slot < v.win.slots.length) {
+    } else if (v && click.mode === 4 && click.slot >= 0 && click.slot < v.win.slots.length) {
       // Q over a slot with an empty cursor throws one item of it (ctrl-Q, button 1: the stack). flying-squid
       // threw the held hotbar item instead, with no count.
       const it = v.win.slots[click.slot]
@@ -622,8 +1040,14 @@ function setupCrafting (player, x) {
     }
     const after = clickView(player)
     if (after) {
-      try { updateResult(after) } catch (e) { console.error('[harness] recipe failed', e) }
-      if (after.table) tableToInventory(player, after.table)
+      if (after.grid.length) {
+        try { updateResult(after) } catch (e) { console.error('[harness] recipe failed', e) }
+      }
+      if (after.open) containerToInventory(player, after.open)
+      if (after.kind === 'furnace') {
+        if (furnaceResult && click.slot === 2) recordSmelted(player, furnaceResult, after.win.slots[2])
+        furnaceFromWindow(player, after.fw)
+      }
     }
     flushAll(player)
   })
@@ -653,10 +1077,12 @@ function setupCrafting (player, x) {
       setTimeout(() => { if (x.groundAfter === mine) { x.groundAfter = 0; if (player.flying === 2) player.flying = 0 } }, 1000)
     }
   })
-  // flying-squid's own close_window listener (runs first) forgets customWindow; this one empties the grid.
+  // flying-squid's own close_window listener (runs first) forgets customWindow; this one empties the grid
+  // (a furnace keeps its slots; only the cursor goes back).
   c.on('close_window', ({ windowId } = {}) => {
     x.window = null
     if (x.table) closeTable(player, `close_window ${windowId}`)
+    else if (x.furnace) closeFurnace(player, `close_window ${windowId}`)
     else closeInventory(player, `close_window ${windowId}`)
   })
   // The web client's E inventory closes without a packet; the first swing/dig/place/use after it proves it
@@ -669,14 +1095,15 @@ function setupCrafting (player, x) {
     }
   }
   // record what flying-squid's own inventory listener sent; mirror server-side changes into an open table
+  // or furnace window
   player.inventory.on('updateSlot', (slot, oldItem, newItem) => {
     if (!player.customWindow) x.sent0[slot] = keyOf(newItem)
-    const t = x.table
+    const t = openOf(x)
     if (t && !x.syncing && slot >= 9 && slot < 45 && player.customWindow === t.win) {
       const it = cloneItem(newItem)
-      if (it) it.slot = slot + 1
-      t.win.slots[slot + 1] = it
-      flushTable(player)
+      if (it) it.slot = slot + t.shift
+      t.win.slots[slot + t.shift] = it
+      flushContainer(player)
     }
   })
   // picked-up items: whole count, inventory slots only (flying-squid added 1 per entity, grid/armor included)
@@ -705,12 +1132,16 @@ function playerState (p) {
   const x = extra.get(p) || {}
   const slots = []
   ;(p.inventory?.slots || []).forEach((it, slot) => { if (it) slots.push({ slot, name: it.name, count: it.count }) })
-  const cursor = x.table ? x.table.win.selectedItem : p.inventory?.selectedItem
+  const o = openOf(x)
+  const cursor = o ? o.win.selectedItem : p.inventory?.selectedItem
   let window = x.window || null
   if (window && x.table && window.id === x.table.id) {
     const ws = []
     x.table.win.slots.slice(0, 10).forEach((it, slot) => { if (it) ws.push({ slot, name: it.name, count: it.count }) })
-    window = { ...window, slots: ws } // 0 result, 1-9 grid (window numbering); the rest mirrors `inventory`
+    window = { ...window, kind: 'crafting_table', slots: ws } // 0 result, 1-9 grid (window numbering); the rest mirrors `inventory`
+  } else if (window && x.furnace && window.id === x.furnace.id) {
+    // 0 input, 1 fuel, 2 result (the block's own slots), fuel and cook progress in ticks
+    window = { ...window, kind: 'furnace', ...furnaceInfo(x.furnace.f) }
   }
   return {
     name: p.username,
@@ -724,9 +1155,10 @@ function playerState (p) {
     food: p.food,
     heldHotbar: p.heldItemSlot, // 0..8 ; inventory slot = 36 + heldHotbar
     inventory: slots, // window-0 slot numbers: 0 craft result, 1-4 craft grid, 5-8 armor, 9-35 main, 36-44 hotbar, 45 offhand
-    window, // only server-opened windows (crafting table, chest); the E inventory is client-side
+    window, // only server-opened windows (crafting table, furnace, chest); the E inventory is client-side
     cursor: cursor ? { name: cursor.name, count: cursor.count } : null, // server-side carried item
     crafted: (x.crafted || []).slice(-20), // recent crafts [{name,count,via:'inventory'|'crafting_table',t}]
+    smelted: (x.smelted || []).slice(-20), // furnace results taken [{name,count,via:'furnace',t}]
     lastClose: x.lastClose || null // {t, window, why, returned:[...]} of the last grid emptying
   }
 }
@@ -1048,7 +1480,7 @@ const commands = {
     return { ok: true, slot: s }
   },
   // {cmd:'clear', player?}  empties the inventory, the 2x2 grid, the result, the cursor, an open table's
-  // grid, and the crafted list
+  // grid, and the crafted and smelted lists (a furnace's own slots stay: they are the block's)
   clear: ({ player }) => {
     const p = findPlayer(player)
     const x = extra.get(p)
@@ -1058,12 +1490,14 @@ const commands = {
       for (let s = 0; s < 10; s++) x.table.win.slots[s] = null
       x.table.win.selectedItem = null
     }
-    if (x) { x.crafted = []; x.lastClose = null }
+    if (x?.furnace) x.furnace.win.selectedItem = null
+    if (x) { x.crafted = []; x.smelted = []; x.lastClose = null }
     flushAll(p)
     return { ok: true }
   },
-  // {cmd:'close_window', player?}  what a client's close_window does: an open crafting table is closed (the
-  // client is told too), else the player's own inventory counts as closed; grid and cursor go back
+  // {cmd:'close_window', player?}  what a client's close_window does: an open crafting table or furnace is
+  // closed (the client is told too), else the player's own inventory counts as closed; grid and cursor go
+  // back (a furnace keeps its slots)
   close_window: ({ player }) => {
     const p = findPlayer(player)
     const x = extra.get(p)
@@ -1071,6 +1505,11 @@ const commands = {
       const id = x.table.id
       p._client.write('close_window', { windowId: id })
       return { ok: true, window: 'crafting_table', id, returned: closeTable(p, 'close_window command') }
+    }
+    if (x.furnace) {
+      const id = x.furnace.id
+      p._client.write('close_window', { windowId: id })
+      return { ok: true, window: 'furnace', id, returned: closeFurnace(p, 'close_window command') }
     }
     return { ok: true, window: 'inventory', id: 0, returned: closeInventory(p, 'close_window command') }
   },
@@ -1135,6 +1574,9 @@ const commands = {
     const hi = [0, 1, 2].map(k => Math.floor(Math.max(+min[k], +max[k])))
     if (lo.some((v, k) => !Number.isFinite(v) || hi[k] - v > 64)) throw new Error('excavate: min and max must be [x, y, z] at most 64 apart')
     lo[1] = Math.max(1, lo[1]); hi[1] = Math.min(255, hi[1]) // bedrock stays
+    for (const f of [...furnaces.values()]) {
+      if ([f.pos.x, f.pos.y, f.pos.z].every((v, k) => v >= lo[k] && v <= hi[k])) removeFurnace(f, 'excavated', false)
+    }
     const air = blockState('air').defaultState
     let cleared = 0
     for (let bx = lo[0]; bx <= hi[0]; bx++) {
@@ -1150,11 +1592,51 @@ const commands = {
     return { ok: true, cleared }
   },
   scan: (args) => scanView(args),
-  // {cmd:'setblock', x, y, z, block:'crafting_table'}
-  setblock: async ({ x, y, z, block }) => {
+  // {cmd:'setblock', x, y, z, block:'crafting_table', facing?}  facing (north/south/west/east) for blocks that
+  // have one: a furnace's front. A furnace's contents at that spot go with the old block (no drops, as
+  // vanilla's setblock replace)
+  setblock: async ({ x, y, z, block, facing }) => {
     const b = blockState(block)
-    await serv.setBlock(serv.overworld, new Vec3(+x, +y, +z).floored(), b.defaultState)
+    const pos = new Vec3(+x, +y, +z).floored()
+    let state = b.defaultState
+    if (facing !== undefined && facing !== '') {
+      const st = (b.states || []).find(s => s.name === 'facing')
+      if (!st?.values?.includes(String(facing))) throw new Error(`setblock: ${b.name} has no facing ${facing}${st ? ` (one of ${st.values.join(', ')})` : ''}`)
+      state = Block.fromProperties(b.id, { ...Block.fromStateId(b.defaultState, 0).getProperties(), facing: String(facing) }, 0).stateId
+    }
+    forgetFurnace(pos, 'replaced by setblock')
+    await serv.setBlock(serv.overworld, pos, state)
     return { ok: true }
+  },
+  // {cmd:'furnace', x, y, z, slots?:{"0":"iron_ore 3", "1":"coal", "2":null}}  a furnace's contents and fire:
+  // {pos, block, slots:[{slot, name, count}] (0 input, 1 fuel, 2 result), burn (fuel ticks left), burnTotal,
+  // cook (progress ticks), cookTotal (200), burning, lit (the block state), viewers}. With slots, those are
+  // set first ('name count?'; null or '' empties a slot; a new input resets the progress).
+  furnace: async ({ x, y, z, slots }) => {
+    const pos = new Vec3(+x, +y, +z).floored()
+    const block = await serv.overworld.getBlock(pos)
+    if (block?.name !== 'furnace') throw new Error(`furnace: the block at ${pos.x},${pos.y},${pos.z} is ${block?.name}, not a furnace`)
+    if (typeof slots === 'string') slots = JSON.parse(slots) // the GET form
+    if (slots) {
+      const items = Object.entries(slots).map(([slot, v]) => {
+        if (!['0', '1', '2'].includes(String(slot))) throw new Error(`furnace: slot ${slot} is not 0 (input), 1 (fuel) or 2 (result)`)
+        if (!v) return [+slot, null]
+        const [name, count = '1'] = String(v).trim().split(/\s+/)
+        const def = mcData.itemsByName[name.replace(/^minecraft:/, '')]
+        if (!def) throw new Error(`furnace: unknown item ${name} (slot ${slot})`)
+        if (!(+count >= 1 && +count <= 64)) throw new Error(`furnace: slot ${slot}: count ${count} is not 1..64`)
+        return [+slot, new Item(def.id, +count)]
+      })
+      const f = furnaceAt(serv.overworld, pos)
+      for (const [s, it] of items) {
+        if (s === 0 && !sameKind(it, f.slots[0])) f.cook = 0
+        f.slots[s] = it
+      }
+      activeFurnaces.add(f)
+      showFurnace(f)
+    }
+    const f = furnaces.get(furnaceKey(pos)) || { pos, slots: [null, null, null], burn: 0, burnTotal: 0, cook: 0, viewers: new Set() }
+    return { ...furnaceInfo(f), block: block.name, lit: !!block.getProperties().lit, viewers: [...f.viewers].map(p => p.username) }
   },
   // {cmd:'getblock', x, y, z}
   getblock: async ({ x, y, z }) => {

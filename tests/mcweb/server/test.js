@@ -1,7 +1,7 @@
 'use strict'
 // Tests of the project's test server (server.js next to this file): crafting in the player's 2x2 grid and
-// at a crafting table, grid items returned on close, pickups, the face_block scene command, and what the
-// labeller uses (set_inventory, scan, excavate).
+// at a crafting table, grid items returned on close, furnaces, pickups, the face_block scene command, and
+// what the labeller uses (set_inventory, scan, excavate).
 //
 //   node --test tests/mcweb/server/
 //
@@ -15,7 +15,8 @@
 // Window-click packets as sent here (1.14.4): window_click {windowId, slot, mouseButton, action, mode, item};
 // mode 0 = click (button 0 left, 1 right), mode 1 = shift-click. Window 0 slots: 0 result, 1-4 grid
 // (1 2 / 3 4), 9-35 main, 36-44 hotbar. Crafting table (open_window type 11): 0 result, 1-9 grid, 10-36 main,
-// 37-45 hotbar (= window-0 slot + 1). The server answers with set_slot (windowId 0 / the table's id, and
+// 37-45 hotbar (= window-0 slot + 1). Furnace (open_window type 13): 0 input, 1 fuel, 2 result, 3-29 main,
+// 30-38 hotbar (= window-0 slot - 6). The server answers with set_slot (windowId 0 / the window's id, and
 // -1/-1 for the cursor) and sends no transaction packets (neither does flying-squid), so none are awaited.
 const test = require('node:test')
 const assert = require('node:assert/strict')
@@ -127,7 +128,7 @@ async function joinBot (srv, username = 'tester') {
   const mc = req('minecraft-protocol')
   const Item = req('prismarine-item')(VERSION)
   const client = mc.createClient({ host: '127.0.0.1', port: srv.mcPort, username, version: VERSION, auth: 'offline' })
-  const bot = { client, slots: { 0: new Array(46).fill(null) }, cursor: null, windows: [], closed: [], spawned: [], collected: [], action: 1, pos: null }
+  const bot = { client, slots: { 0: new Array(46).fill(null) }, cursor: null, windows: [], closed: [], spawned: [], collected: [], props: [], action: 1, pos: null }
   client.on('error', e => srv.log.push(`[test] client error ${e.message}\n`))
   client.on('set_slot', p => {
     const it = Item.fromNotch(p.item)
@@ -141,6 +142,7 @@ async function joinBot (srv, username = 'tester') {
   client.on('close_window', p => bot.closed.push(p))
   client.on('spawn_entity', p => bot.spawned.push(p))
   client.on('collect', p => bot.collected.push(p))
+  client.on('craft_progress_bar', p => bot.props.push(p)) // window properties (furnace: fuel and cook progress)
   let first = true
   client.on('position', p => {
     bot.pos = p
@@ -520,4 +522,161 @@ serverTest('a shift-click into a full hotbar moves nothing, and the client that 
   p = await until(async () => { const p = await me(srv); return invMap(p)[36] === 'crafting_table:1' && p }, 'the table on the freed slot')
   assert.equal(invMap(p)[20], undefined)
   await until(() => bot.slot(0, 36) === 'crafting_table:1', 'the client to see it there')
+})
+
+// ---- furnaces ----
+// A furnace two blocks south of the player (the setblock command, front facing the player), opened with a
+// block_place on it as the client's right click sends; returns the furnace's position and the window id.
+async function placeFurnace (srv, bot) {
+  const p0 = await me(srv)
+  const at = { x: Math.floor(p0.pos.x), y: Math.floor(p0.pos.y), z: Math.floor(p0.pos.z) + 2 }
+  await cmd(srv, { cmd: 'setblock', ...at, block: 'furnace', facing: 'north' })
+  assert.equal((await cmd(srv, { cmd: 'getblock', ...at })).name, 'furnace')
+  return at
+}
+async function openFurnace (srv, bot, at) {
+  const before = bot.windows.length
+  bot.client.write('block_place', { hand: 0, location: at, direction: 2, cursorX: 0.5, cursorY: 0.5, cursorZ: 0, insideBlock: false })
+  const w = await until(() => bot.windows.length > before && bot.windows.at(-1), 'open_window for the furnace')
+  await until(() => bot.slots[w.windowId]?.length === 39, 'window_items with 39 slots')
+  return w
+}
+const furnaceSlots = (f) => Object.fromEntries(f.slots.map(s => [s.slot, `${s.name}:${s.count}`]))
+
+serverTest('furnace: opens as type 13; iron ore + coal by clicks smelt into an ingot; kept and smelting while closed; taking it is recorded', async (srv, bot) => {
+  const at = await placeFurnace(srv, bot)
+  await cmd(srv, { cmd: 'set_inventory', slots: { 36: 'iron_ore 1', 37: 'coal 2', 38: 'dirt 1' } })
+  const w = await openFurnace(srv, bot, at)
+  assert.equal(w.inventoryType, 13, 'numeric 1.14 menu id of minecraft:furnace')
+  assert.equal(w.windowTitle, 'Furnace')
+  const N = w.windowId
+  assert.equal(bot.slot(N, 30), 'iron_ore:1', 'hotbar slot 0 is furnace slot 30')
+  assert.equal(bot.slot(N, 31), 'coal:2')
+  assert.deepEqual([0, 1, 2].map(s => bot.slot(N, s)), [null, null, null])
+  let p = await me(srv)
+  assert.deepEqual([p.window.kind, p.window.type, p.window.title, p.window.slots], ['furnace', 'minecraft:furnace', 'Furnace', []])
+  assert.deepEqual(p.window.pos, at)
+
+  bot.click(N, 30) // the ore onto the cursor, into the input
+  bot.click(N, 0)
+  bot.click(N, 31) // both coal into the fuel slot
+  bot.click(N, 1)
+  // one coal starts burning at once (the input can smelt): 1600 ticks of fire, progress rising towards 200
+  await until(() => bot.props.some(q => q.windowId === N && q.property === 0 && q.value > 1500) &&
+    bot.props.some(q => q.windowId === N && q.property === 1 && q.value === 1600) &&
+    bot.props.some(q => q.windowId === N && q.property === 3 && q.value === 200) &&
+    new Set(bot.props.filter(q => q.windowId === N && q.property === 2 && q.value > 0).map(q => q.value)).size >= 2,
+  'progress packets: fuel 1600, cook progress rising')
+  p = await me(srv)
+  assert.deepEqual(furnaceSlots(p.window), { 0: 'iron_ore:1', 1: 'coal:1' }, 'one coal used up')
+  assert.ok(p.window.burning && p.window.burnTotal === 1600 && p.window.cook > 0 && p.window.cookTotal === 200, JSON.stringify(p.window))
+  assert.equal(invMap(p)[36], undefined)
+  assert.equal(invMap(p)[37], undefined)
+  await until(() => bot.slot(N, 1) === 'coal:1', 'the client to see one coal left')
+  await until(async () => (await cmd(srv, { cmd: 'furnace', ...at })).lit, 'the block lit')
+
+  // close: the furnace keeps its slots and goes on smelting
+  bot.client.write('close_window', { windowId: N })
+  p = await until(async () => { const p = await me(srv); return !p.window && p }, 'the window closed')
+  assert.equal(p.cursor, null)
+  const closed = await cmd(srv, { cmd: 'furnace', ...at })
+  assert.deepEqual(furnaceSlots(closed), { 0: 'iron_ore:1', 1: 'coal:1' })
+  assert.deepEqual(closed.viewers, [])
+  const done = await until(async () => { const f = await cmd(srv, { cmd: 'furnace', ...at }); return furnaceSlots(f)[2] && f }, 'the ingot (200 ticks = 10 s)', 15000)
+  assert.deepEqual(furnaceSlots(done), { 1: 'coal:1', 2: 'iron_ingot:1' })
+  assert.ok(done.burning && done.cook === 0, JSON.stringify(done))
+  assert.deepEqual((await me(srv)).smelted, [], 'nothing taken yet')
+
+  // reopen: the same contents; take the ingot with a click and put it into hotbar slot 2
+  const w2 = await openFurnace(srv, bot, at)
+  const M = w2.windowId
+  assert.notEqual(M, N)
+  assert.deepEqual([0, 1, 2].map(s => bot.slot(M, s)), [null, 'coal:1', 'iron_ingot:1'])
+  bot.click(M, 2)
+  await until(async () => itemStr((await me(srv)).cursor) === 'iron_ingot:1', 'the ingot on the cursor')
+  bot.click(M, 33)
+  p = await until(async () => { const p = await me(srv); return invMap(p)[39] && p }, 'the ingot in hotbar slot 3')
+  assert.deepEqual(invMap(p), { 38: 'dirt:1', 39: 'iron_ingot:1' })
+  assert.equal(p.cursor, null)
+  assert.deepEqual(p.smelted.map(s => [s.name, s.count, s.via]), [['iron_ingot', 1, 'furnace']])
+  assert.deepEqual(furnaceSlots(p.window), { 1: 'coal:1' }, 'still one coal: only one burnt')
+  await until(() => bot.slot(M, 2) === null && bot.slot(M, 33) === 'iron_ingot:1', 'the client to see the result taken')
+  // the result slot takes nothing back
+  bot.click(M, 33)
+  bot.click(M, 2)
+  await cmd(srv, { cmd: 'sync' }) // the client's answer comes after its clicks: both are handled now
+  assert.equal(itemStr((await me(srv)).cursor), 'iron_ingot:1', 'the ingot stays on the cursor')
+  assert.deepEqual(furnaceSlots(await cmd(srv, { cmd: 'furnace', ...at })), { 1: 'coal:1' })
+  const r = await cmd(srv, { cmd: 'close_window' })
+  assert.deepEqual([r.window, r.returned], ['furnace', ['cursor 1 iron_ingot']])
+  await until(() => bot.closed.some(c => c.windowId === M), 'the client told to close')
+})
+
+serverTest('furnace: shift-click sends ore to the input, coal to the fuel, the result into the inventory; the fuel slot refuses dirt', async (srv, bot) => {
+  const at = await placeFurnace(srv, bot)
+  await cmd(srv, { cmd: 'set_inventory', slots: { 9: 'iron_ore 3', 10: 'coal 2', 11: 'oak_log 2', 36: 'dirt 4' } })
+  await cmd(srv, { cmd: 'furnace', ...at, slots: { 2: 'iron_ingot 3' } }) // an earlier smelt's result
+  const N = (await openFurnace(srv, bot, at)).windowId
+  assert.equal(bot.slot(N, 2), 'iron_ingot:3')
+  bot.click(N, 3, 0, 1) // ore (window-0 slot 9) -> input
+  bot.click(N, 4, 0, 1) // coal -> fuel
+  let f = await until(async () => { const f = await cmd(srv, { cmd: 'furnace', ...at }); return f.burning && f }, 'the furnace burning')
+  assert.deepEqual(furnaceSlots(f), { 0: 'iron_ore:3', 1: 'coal:1', 2: 'iron_ingot:3' }, 'one coal burning: the ore can smelt onto the ingots')
+  await until(() => bot.slot(N, 0) === 'iron_ore:3' && bot.slot(N, 1) === 'coal:1', 'the client to see input and fuel')
+  bot.click(N, 5, 0, 1) // a log smelts (to charcoal) but the input holds ore: vanilla moves nothing, not even to the fuel
+  bot.click(N, 30, 0, 1) // dirt: neither smeltable nor fuel -> hotbar to main, first empty slot (the ore's)
+  let p = await until(async () => { const p = await me(srv); return invMap(p)[9] && p }, 'dirt in the main inventory')
+  assert.deepEqual(invMap(p), { 9: 'dirt:4', 11: 'oak_log:2' })
+  bot.click(N, 3) // dirt onto the cursor; the fuel slot does not take it
+  bot.click(N, 1)
+  await cmd(srv, { cmd: 'sync' }) // the client's answer comes after its clicks: both are handled now
+  p = await me(srv)
+  assert.equal(itemStr(p.cursor), 'dirt:4')
+  assert.deepEqual(furnaceSlots(p.window), { 0: 'iron_ore:3', 1: 'coal:1', 2: 'iron_ingot:3' })
+  bot.click(N, 3) // put it back
+  bot.click(N, 2, 0, 1) // the result -> inventory, last hotbar slot first
+  p = await until(async () => { const p = await me(srv); return invMap(p)[44] && p }, 'the ingots in the inventory')
+  assert.deepEqual(invMap(p), { 9: 'dirt:4', 11: 'oak_log:2', 44: 'iron_ingot:3' })
+  assert.deepEqual(p.smelted.map(s => [s.name, s.count, s.via]), [['iron_ingot', 3, 'furnace']])
+  bot.click(N, 0, 0, 1) // the input -> inventory, main first: the first empty main slot
+  p = await until(async () => { const p = await me(srv); return invMap(p)[10] && p }, 'the ore back in the inventory')
+  assert.deepEqual(invMap(p), { 9: 'dirt:4', 10: 'iron_ore:3', 11: 'oak_log:2', 44: 'iron_ingot:3' })
+  f = await cmd(srv, { cmd: 'furnace', ...at })
+  assert.deepEqual(furnaceSlots(f), { 1: 'coal:1' })
+  assert.equal(f.cook, 0, 'no input: no progress')
+  await until(() => bot.slot(N, 0) === null && bot.slot(N, 2) === null && bot.slot(N, 38) === 'iron_ingot:3', 'the client to see it')
+})
+
+serverTest('furnace: dirt with fuel burns nothing, a new input resets the progress, digging the furnace drops its contents', async (srv, bot) => {
+  const at = await placeFurnace(srv, bot)
+  await assert.rejects(cmd(srv, { cmd: 'furnace', ...at, y: at.y - 1 }), /not a furnace/)
+  await assert.rejects(cmd(srv, { cmd: 'furnace', ...at, slots: { 3: 'coal' } }), /slot 3 is not 0/)
+  let f = await cmd(srv, { cmd: 'furnace', ...at, slots: { 0: 'dirt 1', 1: 'coal 3' } })
+  await sleep(1000)
+  f = await cmd(srv, { cmd: 'furnace', ...at })
+  assert.deepEqual(furnaceSlots(f), { 0: 'dirt:1', 1: 'coal:3' }, 'no coal burnt for dirt')
+  assert.deepEqual([f.burn, f.cook, f.burning, f.lit], [0, 0, false, false])
+  f = await cmd(srv, { cmd: 'furnace', ...at, slots: { 0: 'sand 2' } })
+  f = await until(async () => { const f = await cmd(srv, { cmd: 'furnace', ...at }); return f.cook > 5 && f }, 'sand cooking')
+  assert.deepEqual(furnaceSlots(f), { 0: 'sand:2', 1: 'coal:2' })
+  f = await cmd(srv, { cmd: 'furnace', ...at, slots: { 0: 'cobblestone 1' } })
+  assert.equal(f.cook, 0, 'another input starts from 0')
+  await cmd(srv, { cmd: 'furnace', ...at, slots: { 0: null } })
+  await sleep(300)
+  f = await cmd(srv, { cmd: 'furnace', ...at })
+  assert.ok(f.burning && f.cook === 0, `still burning, no progress without input: ${JSON.stringify(f)}`)
+
+  // dug by hand: the furnace block needs a pickaxe, its contents drop anyway
+  await cmd(srv, { cmd: 'furnace', ...at, slots: { 0: 'iron_ore 2', 2: 'iron_ingot 1' } })
+  const before = bot.spawned.filter(e => e.type === 34).length
+  bot.client.write('block_dig', { status: 0, location: at, face: 2 })
+  await sleep(200)
+  bot.client.write('block_dig', { status: 2, location: at, face: 2 })
+  await until(async () => (await cmd(srv, { cmd: 'getblock', ...at })).name === 'air', 'the furnace dug')
+  await until(() => bot.spawned.filter(e => e.type === 34).length - before === 3, 'three item entities: ore, coal, ingot')
+  assert.match(srv.logText(), new RegExp(`furnace at ${at.x},${at.y},${at.z} dug by tester: dropped 2 iron_ore, 2 coal, 1 iron_ingot`))
+  assert.match(srv.logText(), /furnace dug with an empty hand: no drop/)
+  // a new furnace there starts empty
+  await cmd(srv, { cmd: 'setblock', ...at, block: 'furnace' })
+  assert.deepEqual((await cmd(srv, { cmd: 'furnace', ...at })).slots, [])
 })
