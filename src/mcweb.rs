@@ -308,6 +308,7 @@ impl LabelGame for McwebServer {
             slot,
             name: s.name.clone(),
             count: s.count as usize,
+            groups: None,
         };
         let main = p
             .inventory

@@ -21,6 +21,7 @@ Usage (from the repository root, after cargo build; stdlib only):
     python3 tools/closed_loop_runs.py --runs 10 [--policy planner] [--world 2024] [--out out/closed-loop-runs]
     python3 tools/closed_loop_runs.py --runs 3 --policy llm -- --set llm.base_url=http://127.0.0.1:8080/v1
     python3 tools/closed_loop_runs.py --runs 5 --tasks 6 --keep stone_pickaxe:default:cobble:2   # too few cobblestones
+    python3 tools/closed_loop_runs.py --runs 5 --tasks 4 --biome taiga,coniferous_forest --trunk default:pine_tree
 Arguments after `--` go to every `vistawise play`.
 """
 
@@ -38,9 +39,9 @@ import urllib.request
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-CHAIN = [  # task, the game's item that proves it, step limit
-    ("log", "default:tree", 40),
-    ("planks", "default:wood", 10),
+CHAIN = [  # task, the game's item that proves it (group:NAME: any item of the group), step limit
+    ("log", "group:tree", 40),  # any trunk is a log (pine, jungle, aspen, acacia)
+    ("planks", "group:wood", 10),
     ("stick", "default:stick", 10),
     ("wooden_pickaxe", "default:pick_wood", 12),
     ("cobblestone", "default:cobble", 12),
@@ -259,7 +260,10 @@ class Probe:
         raise TimeoutError(f"probe: no answer to {cmd['op']} in {timeout} s")
 
     def count(self, item: str) -> int:
-        return sum(int(s["count"]) for s in (self.state().get("main") or []) if s["name"] == item)
+        """How many of ITEM the main inventory holds; `group:NAME` counts every item of the group."""
+        group = item[len("group:"):] if item.startswith("group:") else None
+        return sum(int(s["count"]) for s in (self.state().get("main") or [])
+                   if (group in (s.get("groups") or []) if group else s["name"] == item))
 
 
 def gameenv(*args: str, env: dict) -> str:
@@ -326,6 +330,11 @@ def main() -> int:
                     help=f"play the first N tasks of the chain ({', '.join(t for t, _, _ in CHAIN)})")
     ap.add_argument("--max-steps", type=int, default=None,
                     help="step limit for every task (default: each task's own, 10-40)")
+    ap.add_argument("--trunk", default="group:tree",
+                    help="minetest: the node the player starts beside (default: any trunk)")
+    ap.add_argument("--biome", default=None, metavar="NAME[,NAME]",
+                    help="minetest: start in the nearest of these biomes instead of near the spawn "
+                         "(e.g. taiga,coniferous_forest: pine trees; the probe's find_biome)")
     ap.add_argument("--keep", action="append", default=[], metavar="TASK:ITEM:N",
                     help="before TASK, set ITEM in the inventory to one stack of N (e.g. stone_pickaxe:default:cobble:2: "
                          "too few for the recipe; checks the stack count reading); repeatable")
@@ -357,8 +366,13 @@ def main() -> int:
             probe = Probe(game_dir / "world" / "agent_probe")
             probe.send({"op": "clear_inv"})
             start = probe.state()["pos"]
-            probe.send({"op": "view_near", "names": ["default:tree"], "seed": seed, "radius": 24,
-                        "min_dist": 2.5, "max_dist": 4.5})
+            view = {"op": "view_near", "names": [args.trunk], "seed": seed, "radius": 24,
+                    "min_dist": 2.5, "max_dist": 4.5}
+            if args.biome:
+                found = probe.send({"op": "find_biome", "biomes": args.biome.split(",")})["result"]
+                print(f"seed {seed}: {found['biome']} at {found['pos']}", flush=True)
+                view["center"] = found["pos"]
+            probe.send(view)
             for task, item, steps in CHAIN[:args.tasks]:
                 if task == "coal":
                     try:

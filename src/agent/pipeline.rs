@@ -17,7 +17,7 @@ use crate::policy::prompt::{self, StepInputs};
 use crate::policy::{
     Attempt, LlmPolicy, MemoryStack, PromptTemplate, TokenCounter, Usage, ValidAction,
 };
-use crate::skills::gui::GuiLayout;
+use crate::skills::gui::{GuiLayout, Slot};
 use crate::skills::{ExpandContext, GameProfile, SkillCall, plan};
 use crate::tasks::Task;
 
@@ -51,9 +51,11 @@ pub fn perceive(
 ) -> Result<(Vec<Detection>, Perception), perception::DetectorError> {
     let (found, mut perception) = detect_and_split(detector, frame, &parts.config)?;
     let layout = layout(parts, frame.width(), frame.height());
-    one_icon_per_slot(&mut perception, &layout);
+    // Every slot of every screen, once a step: both passes below look icons up in it.
+    let slots = layout.slots(None);
+    one_icon_per_slot(&mut perception, &layout, &slots);
     if let Some(style) = &parts.profile.counts {
-        read_counts(&mut perception, frame, style, &layout);
+        read_counts(&mut perception, frame, style, &layout, &slots);
     }
     perception.marked_screens = layout.marked_screens(frame);
     Ok((found, perception))
@@ -62,12 +64,12 @@ pub fn perceive(
 /// A slot holds one item: of the icons the detector found on one slot, only the most confident
 /// stays (seed 219: a stick on the HUD also read as the task's wooden pickaxe at 0.31, and each
 /// such sighting sent the agent to look in its inventory). Icons on no slot are kept.
-pub fn one_icon_per_slot(perception: &mut Perception, layout: &GuiLayout) {
-    let slots = layout.slots(None);
+/// `slots`: every slot of every screen (`layout.slots(None)`).
+pub fn one_icon_per_slot(perception: &mut Perception, layout: &GuiLayout, slots: &[Slot]) {
     let slot_of: Vec<Option<(f32, f32)>> = perception
         .icons
         .iter()
-        .map(|i| layout.slot_under(&slots, i.x, i.y).map(|s| s.centre))
+        .map(|i| layout.slot_under(slots, i.x, i.y).map(|s| s.centre))
         .collect();
     let icons = std::mem::take(&mut perception.icons);
     let beaten = |k: usize| {
@@ -95,11 +97,11 @@ pub fn read_counts(
     frame: &RgbImage,
     style: &perception::CountStyle,
     layout: &GuiLayout,
+    slots: &[Slot],
 ) {
-    // (screen, slot centre) of every slot: the screen says where its digits are drawn.
-    let slots = layout.slots(None);
+    // A slot's screen says where its digits are drawn.
     for icon in &mut perception.icons {
-        let slot = layout.slot_under(&slots, icon.x, icon.y);
+        let slot = layout.slot_under(slots, icon.x, icon.y);
         icon.count = slot.and_then(|s| style.read(frame, &s.screen, s.centre, layout.scale()).ok());
     }
 }
@@ -390,7 +392,7 @@ mod tests {
             ],
             ..Perception::default()
         };
-        one_icon_per_slot(&mut perception, &layout);
+        one_icon_per_slot(&mut perception, &layout, &layout.slots(None));
         let kept: Vec<(&str, f32)> = perception
             .icons
             .iter()

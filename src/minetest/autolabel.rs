@@ -1037,6 +1037,7 @@ mod tests {
             slot: 10,
             name: "stick".into(),
             count: 2,
+            groups: None,
         }];
         let gui = crate::skills::GameProfile::load(
             Path::new(env!("CARGO_MANIFEST_DIR")),

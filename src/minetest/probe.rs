@@ -38,6 +38,20 @@ pub struct Stack {
     pub name: String,
     #[serde(deserialize_with = "whole_number")]
     pub count: usize,
+    /// The item's groups (`tree`, `wood`, ...); absent from older probes and for items with none.
+    #[serde(default)]
+    pub groups: Option<Vec<String>>,
+}
+
+impl Stack {
+    /// Whether this stack is `item`: an item name, or `group:NAME` for any item of that group
+    /// (`group:tree` is every trunk: a pine log is a log).
+    pub fn is(&self, item: &str) -> bool {
+        match item.strip_prefix("group:") {
+            Some(group) => self.groups.iter().flatten().any(|g| g == group),
+            None => self.name == item,
+        }
+    }
 }
 
 /// Lua's JSON writer prints every number as a float (`12.0`).
@@ -89,11 +103,11 @@ fn null_as_empty<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Stack>, D
 }
 
 impl PlayerState {
-    /// How many of `item` the main inventory holds.
+    /// How many of `item` (a name or `group:NAME`, [`Stack::is`]) the main inventory holds.
     pub fn count(&self, item: &str) -> usize {
         self.main
             .iter()
-            .filter(|s| s.name == item)
+            .filter(|s| s.is(item))
             .map(|s| s.count)
             .sum()
     }
@@ -310,8 +324,33 @@ mod tests {
         let probe = Probe::open(dir.path()).expect("open");
         let s = probe.state().expect("state");
         assert_eq!(s.count("default:tree"), 3);
+        // This stack names no groups (an older probe): a group counts nothing rather than guessing.
+        assert_eq!(s.count("group:tree"), 0);
         assert!(s.craft.is_empty());
         assert_eq!(s.eye.y, 9.97);
+    }
+
+    #[test]
+    fn a_group_counts_every_item_of_it() {
+        let dir = tempfile::tempdir().expect("tmp");
+        std::fs::write(
+            dir.path().join("state.json"),
+            r#"{"eye":{"x":0.0,"y":0.0,"z":0.0},"pos":{"x":0.0,"y":0.0,"z":0.0},"yaw_deg":0.0,
+               "pitch_deg":0.0,"wield_index":1.0,"t":1.0,"main":[
+               {"slot":1.0,"name":"default:pine_tree","count":2.0,"groups":["choppy","flammable","tree"]},
+               {"slot":2.0,"name":"default:tree","count":1.0,"groups":["choppy","tree"]},
+               {"slot":3.0,"name":"default:pine_wood","count":4.0,"groups":["wood"]},
+               {"slot":4.0,"name":"default:stick","count":5.0}]}"#,
+        )
+        .expect("write");
+        let s = Probe::open(dir.path())
+            .expect("open")
+            .state()
+            .expect("state");
+        assert_eq!(s.count("group:tree"), 3);
+        assert_eq!(s.count("group:wood"), 4);
+        assert_eq!(s.count("default:tree"), 1);
+        assert_eq!(s.count("group:stick"), 0);
     }
 
     #[test]

@@ -18,7 +18,14 @@ local function inv_list(player, list)
   local out = {}
   for i, st in ipairs(player:get_inventory():get_list(list) or {}) do
     if not st:is_empty() then
-      out[#out + 1] = {slot = i, name = st:get_name(), count = st:get_count(), wear = st:get_wear()}
+      -- The item's groups (tree, wood, ...), so a judge can take any trunk as a log.
+      local groups
+      for g, rating in pairs((minetest.registered_items[st:get_name()] or {}).groups or {}) do
+        if rating ~= 0 then groups = groups or {}; groups[#groups + 1] = g end
+      end
+      if groups then table.sort(groups) end
+      out[#out + 1] = {slot = i, name = st:get_name(), count = st:get_count(), wear = st:get_wear(),
+        groups = groups}
     end
   end
   return out
@@ -208,6 +215,40 @@ local function view_near(player, c)
   return nil, "no free standing place found near " .. table.concat(c.names, ",")
 end
 
+-- The nearest column (on square rings `step` nodes apart around `center` or the player, out to
+-- `max` nodes) whose biome at height `y` is one of `biomes`, and so are the columns `margin`
+-- nodes around it (a column at a biome's edge had no pine within 24 nodes): a run can start in
+-- a taiga ("taiga", "coniferous_forest": pine trees) of any world. Biomes come from the map
+-- generator's noise, so nothing needs to be generated to ask.
+local function find_biome(player, c)
+  local want = {}
+  for _, b in ipairs(c.biomes or {}) do want[b] = true end
+  local center = c.center or player:get_pos()
+  local step, max, y, margin = c.step or 16, c.max or 3000, c.y or 10, c.margin or 24
+  local function name_at(x, z)
+    local data = minetest.get_biome_data({x = x, y = y, z = z})
+    return data and minetest.get_biome_name(data.biome)
+  end
+  local function biome_at(dx, dz)
+    local x, z = math.floor(center.x + dx * step), math.floor(center.z + dz * step)
+    local name = name_at(x, z)
+    if not (name and want[name]) then return nil end
+    for _, o in ipairs({{-1, -1}, {-1, 0}, {-1, 1}, {0, -1}, {0, 1}, {1, -1}, {1, 0}, {1, 1}}) do
+      if not want[name_at(x + o[1] * margin, z + o[2] * margin) or ""] then return nil end
+    end
+    return {pos = {x = x, y = y, z = z}, biome = name}
+  end
+  local found = biome_at(0, 0)
+  if found then return found end
+  for ring = 1, math.floor(max / step) do
+    for i = -ring, ring - 1 do  -- the ring's four sides, each without its last corner
+      found = biome_at(i, -ring) or biome_at(ring, i) or biome_at(-i, ring) or biome_at(-ring, -i)
+      if found then return found end
+    end
+  end
+  return nil, "no biome " .. table.concat(c.biomes or {}, ",") .. " within " .. max .. " nodes"
+end
+
 -- Clears every loaded node in the box min..max (inclusive; "air" and unloaded nodes are left),
 -- so that the sun lights what is under it: an open pit shows stone and ore walls the way a quarry
 -- does. Returns how many nodes were cleared.
@@ -238,6 +279,7 @@ end
 -- {"op":"scan","names":{"tree":["group:tree"]},"radius":10,"radii":{"tree":40},"grid":3,"max_angle":70}
 -- {"op":"view_near","names":["group:tree"],"seed":7,"radius":24,"min_dist":2,"max_dist":7,"pitch_offset":0}
 -- {"op":"excavate","min":{"x":..},"max":{"x":..}}  (clears the box: an open pit)
+-- {"op":"find_biome","biomes":["taiga","coniferous_forest"],"step":16,"max":3000,"y":10,"margin":24}  (-> {pos, biome})
 -- {"op":"ping"}  (answers the state)   {"op":"craft_preview"}  (the craft grid's result)
 -- Any command may carry "id", echoed in its cmd_done event.
 local ops = {
@@ -267,6 +309,11 @@ local ops = {
     return r
   end,
   excavate = function(_, c) return excavate(c) end,
+  find_biome = function(p, c)
+    local r, err = find_biome(p, c)
+    if not r then error(err) end
+    return r
+  end,
   ping = function(p) return snapshot(p) end,
   -- What the craft grid makes now (the client draws it in the result slot before it is taken).
   craft_preview = function(p)
