@@ -719,9 +719,11 @@ mod tests {
             }
         }
         assert_eq!(layout.marked_screens(&frame), ["inventory"]);
-        // A furnace's light background: neither.
+        // A furnace's light background (#C6C6C6) there: the furnace; the sky's light blue: none.
         let light = image::RgbImage::from_pixel(1280, 720, image::Rgb([198, 198, 198]));
-        assert!(layout.marked_screens(&light).is_empty());
+        assert_eq!(layout.marked_screens(&light), ["furnace"]);
+        let sky = image::RgbImage::from_pixel(1280, 720, image::Rgb([173, 216, 230]));
+        assert!(layout.marked_screens(&sky).is_empty());
         // The vanilla profile has no marker.
         let vanilla = minecraft();
         assert!(
