@@ -1695,3 +1695,40 @@ fn mines_that_see_the_target_the_same_each_time_end_in_a_detour() {
         call("turn", &[300.0, 0.0])
     );
 }
+
+#[test]
+fn the_client_smelts_the_whole_ore_stack_it_reads_and_says_how_many() {
+    // The Minecraft client's smelt_iron_ore waits for every ore it puts in: the planner passes
+    // the count drawn on the ore's stack (an iron pickaxe needs 3 ingots; one smelt of one ore
+    // left the other two cooking out of reach of the count). Coal is the fuel.
+    let r = |v: f32| f64::from(v.round());
+    let mut w = world_of("minecraft-web", (1280, 720));
+    let (ox, oy) = slot(&w, "furnace.main.0");
+    let (px, py) = slot(&w, "furnace.hotbar.2");
+    let mut ore = icon("iron_ore_icon", ox, oy);
+    ore.count = Some(3);
+    let mut coal = icon("coal_icon", px, py);
+    coal.count = Some(2);
+    let mut stick = icon("stick_icon", ox + 48.0, oy);
+    stick.count = Some(2);
+    assert_eq!(
+        act(w.step_marked(
+            "Iron Ingot",
+            vec![],
+            vec![ore, coal.clone(), stick],
+            &["furnace"]
+        )),
+        call("smelt_iron_ore", &[r(ox), r(oy), r(px), r(py), 3.0])
+    );
+    // A single ore: the game draws no count, and one ore is smelted.
+    let mut w = world_of("minecraft-web", (1280, 720));
+    assert_eq!(
+        act(w.step_marked(
+            "Iron Ingot",
+            vec![],
+            vec![icon("iron_ore_icon", ox, oy), coal],
+            &["furnace"]
+        )),
+        call("smelt_iron_ore", &[r(ox), r(oy), r(px), r(py), 1.0])
+    );
+}

@@ -67,6 +67,25 @@ MCWEB_CHAIN = [
     ("coal", "coal", 30),
 ]
 
+# The rest of the tech tree on the client, from declared starts (`--chain`), each a fresh world
+# with the player 2.5-4.5 blocks from a trunk as for the log task and then:
+#   iron: the bag set to `start` (window slots: 36-44 hotbar, 9-35 main: what the chain up to
+#         coal and 3 iron ores leave, with a crafting table), then furnace -> iron_ingot ->
+#         iron_pickaxe, each task from what the one before left;
+#   iron_ore: a stone pickaxe, and the player in an open pit (as for coal) near iron ore;
+#   diamond: an iron pickaxe, and the player in an open pit dug down to y 12 (the generator puts
+#            diamond ore in stone below y 20) near diamond ore.
+MCWEB_CHAINS = {
+    "wood": {"tasks": MCWEB_CHAIN},
+    "iron": {"tasks": [("furnace", "furnace", 30), ("iron_ingot", "iron_ingot", 40),
+                       ("iron_pickaxe", "iron_pickaxe", 60)],
+             "start": {"36": "crafting_table 1", "37": "cobblestone 10", "38": "oak_planks 10",
+                       "39": "stick 2", "40": "stone_pickaxe 1", "41": "coal 2", "20": "iron_ore 3"}},
+    "iron_ore": {"tasks": [("iron_ore", "iron_ore", 30)], "start": {"36": "stone_pickaxe 1"},
+                 "pit": {"ore": "iron_ore", "drop": "iron_ore"}},
+    "diamond": {"tasks": [("diamond", "diamond", 30)], "start": {"36": "iron_pickaxe 1"},
+                "pit": {"ore": "diamond_ore", "drop": "diamond", "floor_y": 12}},
+}
 
 # The client's sky colour (three.js clear colour "lightblue"), read from its frames.
 SKY = (173, 217, 230)
@@ -149,19 +168,27 @@ class McwebGame:
         return sum(int(s["count"]) for s in player.get("inventory", [])
                    if s["slot"] >= 5 and s["name"].endswith(suffix))
 
-    def stand_near_ore(self, seed: int) -> None:
-        """As Minetest's `stand_near_ore`: coal dug on the way down is taken away, then an open pit
-        is dug beside where the player is (up to PIT['tries'] places) and the player put
-        2.5-4.5 blocks from coal ore in its walls."""
+    def stand_near_ore(self, seed: int, ore: str = "coal_ore", drop: str = "coal",
+                       floor_y: int | None = None) -> None:
+        """As Minetest's `stand_near_ore`: the ore's item (`drop`) dug on the way is taken away,
+        then an open pit is dug beside where the player is (up to PIT['tries'] places; down to
+        `floor_y` when given) and the player put 2.5-4.5 blocks from `ore` in its walls."""
         player = self.player()
         kept = {str(s["slot"]): f"{s['name']} {s['count']}" for s in player.get("inventory", [])
-                if 9 <= s["slot"] <= 44 and s["name"] != "coal"}
+                if 9 <= s["slot"] <= 44 and s["name"] != drop}
         self.send({"cmd": "set_inventory", "slots": kept})
         try_pits(player["pos"],
                  lambda lo, hi: self.send({"cmd": "excavate", "min": lo, "max": hi}),
-                 lambda floor, radius: self.send({"cmd": "face_block", "blocks": ["coal_ore"], "seed": seed,
+                 lambda floor, radius: self.send({"cmd": "face_block", "blocks": [ore], "seed": seed,
                                                   "x": floor[0], "y": floor[1], "z": floor[2], "radius": radius,
-                                                  "min_dist": 2.5, "max_dist": 4.5}))
+                                                  "min_dist": 2.5, "max_dist": 4.5}),
+                 floor_y)
+        # A deep pit is thousands of changed blocks: the client drew the old place, by the trunk,
+        # for the first 11 steps of a diamond run. `sync` answers once it has read every packet
+        # sent before it (the teleport among them); it draws them a moment later.
+        if not self.send({"cmd": "sync", "timeout_ms": 60000}).get("synced"):
+            print("the client did not catch up with the pit within 60 s; playing anyway", flush=True)
+        time.sleep(2.0)
 
     def stop(self) -> None:
         self.script("stop")
@@ -190,18 +217,24 @@ def keep_only(probe: "Probe", item: str, n: int) -> None:
     probe.send({"op": "set_list", "list": "main", "items": slots})
 
 
-def try_pits(start: dict, dig, face) -> None:
+def try_pits(start: dict, dig, face, floor_y: int | None = None) -> None:
     """Digs an open pit PIT['distance'] east, south, west, then north of `start` ({x, y, z}) until
     `face(floor [x, y, z], radius)` stands the player near ore in its walls; `dig(lo, hi)` clears
-    a box ([x, y, z] corners). `face` raises RuntimeError when a pit shows none."""
+    a box ([x, y, z] corners, at most 64 apart: a deep pit is dug in slices). The pit is
+    PIT['depth'] deep, or reaches down to `floor_y` (the diamond scene). `face` raises
+    RuntimeError when a pit shows none."""
     y, hw = round(start["y"]), PIT["half_width"]
+    bottom = y - PIT["depth"] if floor_y is None else floor_y - 1
     last = None
     for k in range(PIT["tries"]):
         dx, dz = [(1, 0), (0, 1), (-1, 0), (0, -1)][k % 4]
         cx, cz = round(start["x"] + dx * PIT["distance"]), round(start["z"] + dz * PIT["distance"])
-        dig([cx - hw, y - PIT["depth"], cz - hw], [cx + hw, y + 16, cz + hw])
+        top = y + 16
+        while top >= bottom:
+            dig([cx - hw, max(bottom, top - 60), cz - hw], [cx + hw, top, cz + hw])
+            top -= 61
         try:
-            face([cx, y - PIT["depth"] + 1, cz], hw + 2)
+            face([cx, bottom + 1, cz], hw + 2)
             # The client draws the pit only once the server has sent it the changed map blocks:
             # the first frames right after the teleport were black.
             time.sleep(3.0)
@@ -326,6 +359,8 @@ def main() -> int:
                                          / "debug/vistawise"))
     ap.add_argument("--out", default=str(REPO / "out/closed-loop-runs"))
     ap.add_argument("--display", default=":83")
+    ap.add_argument("--chain", default="wood", choices=sorted(MCWEB_CHAINS),
+                    help="minecraft-web: which part of the tech tree, from which start (see MCWEB_CHAINS)")
     ap.add_argument("--tasks", type=int, default=len(CHAIN),
                     help=f"play the first N tasks of the chain ({', '.join(t for t, _, _ in CHAIN)})")
     ap.add_argument("--max-steps", type=int, default=None,
@@ -401,10 +436,11 @@ def main() -> int:
 
 
 def mcweb_runs(args, out: Path) -> int:
-    """The Minecraft client's chain in a fresh world per run (see MCWEB_CHAIN)."""
+    """The Minecraft client's chain (`--chain`) in a fresh world per run (see MCWEB_CHAINS)."""
     if args.world is None:
         args.world = 20241024
-    chain = MCWEB_CHAIN[:args.tasks]
+    scene = MCWEB_CHAINS[args.chain]
+    chain = scene["tasks"][:args.tasks]
     runs = []
     for seed in range(args.first_seed, args.first_seed + args.runs):
         game = McwebGame(out / f"mcweb-{seed}", args.display, args.world)
@@ -412,7 +448,15 @@ def mcweb_runs(args, out: Path) -> int:
         current = None
         try:
             game.start(seed)
-            for task, item, steps in chain:
+            if "start" in scene:
+                game.send({"cmd": "set_inventory", "slots": scene["start"]})
+            if "pit" in scene:
+                try:
+                    game.stand_near_ore(seed, **scene["pit"])
+                except RuntimeError as e:
+                    print(f"seed {seed}: no {scene['pit']['ore']} in the pit's walls ({e})", flush=True)
+                    run["tasks"].append({"task": chain[0][0], "item": chain[0][1], "no_ore": True})
+            for task, item, steps in chain if not run["tasks"] else []:
                 current = task
                 if task == "coal":
                     try:
@@ -450,7 +494,8 @@ def mcweb_runs(args, out: Path) -> int:
 
 def report(args, chain, runs, out: Path) -> None:
     """The success table, the median stage times and where the details are."""
-    print(f"\n{args.runs} runs, {args.game}, world {args.world}, policy {args.policy}")
+    chain_name = f", chain {args.chain}" if args.game == "minecraft-web" else ""
+    print(f"\n{args.runs} runs, {args.game}{chain_name}, world {args.world}, policy {args.policy}")
     print("| task | successes | tried | median steps (successes) |")
     print("|---|---:|---:|---:|")
     for task, _, _ in chain:

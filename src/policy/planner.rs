@@ -250,7 +250,7 @@ impl PlannerConfig {
                 count += match a {
                     ArgToken::Number(_) => 1,
                     ArgToken::Token(t) if t == "aim" => 2,
-                    ArgToken::Token(t) => match t.strip_prefix("hotbar:") {
+                    ArgToken::Token(t) => match item_token(t) {
                         Some(n) => {
                             node(n)?;
                             1
@@ -640,6 +640,18 @@ fn hotbar_key_in(icons: &[&InventoryIcon], row: &str, view: &View) -> Option<u8>
         .find(|(_, c)| icons.iter().any(|i| on_a_slot(i.x, i.y, &[*c], view)))
         .map(|(key, _)| key)
 }
+
+/// The item a one-number token names: `"hotbar:<Item>"` (its hotbar key) or `"count:<Item>"`
+/// (how many the stack its icon shows holds).
+fn item_token(t: &str) -> Option<&str> {
+    t.strip_prefix("hotbar:")
+        .or_else(|| t.strip_prefix(COUNT_PREFIX))
+}
+
+/// `"count:<Item>"`: the number drawn on the stack the same call's `<Item>` argument takes
+/// (1 when none is drawn or it cannot be read: the game draws no count for a single item), so
+/// a skill can size its work to the stack (smelt_iron_ore waits for every ore it puts in).
+const COUNT_PREFIX: &str = "count:";
 
 /// The item a `"hotbar:<Item>"` argument names.
 fn hotbar_item(t: &ArgToken) -> Option<&str> {
@@ -1111,7 +1123,7 @@ impl Planner {
             };
         for t in tokens {
             if let ArgToken::Token(t) = t {
-                let n = t.strip_prefix("hotbar:").unwrap_or(t);
+                let n = item_token(t).unwrap_or(t);
                 if let Some(node) = kg.node(n) {
                     needs.insert(node);
                 }
@@ -1603,6 +1615,14 @@ impl Planner {
                         push(f64::from(self.hotbar_key(item, view)?));
                         continue;
                     }
+                    if let Some(item) = t.strip_prefix(COUNT_PREFIX) {
+                        let node = view
+                            .kg
+                            .node(item)
+                            .ok_or_else(|| format!("\"{item}\" is not a graph node"))?;
+                        push(f64::from(self.stack_count(node, view)));
+                        continue;
+                    }
                     let (x, y) = if t == FREE_HOTBAR_SLOT {
                         self.spare_hotbar_slot(view)?
                     } else {
@@ -1620,6 +1640,20 @@ impl Planner {
             }
         }
         Ok(SkillCall { skill, args: out })
+    }
+
+    /// The count drawn on the stack `resolve` takes `node` from (1 when none is read).
+    fn stack_count(&self, node: NodeIndex, view: &View) -> u32 {
+        let Some((x, y)) = self.screen_icon(node, view).or_else(|| view.icon(node)) else {
+            return 1;
+        };
+        view.visual
+            .attributes
+            .get(&node)
+            .and_then(|a| a.icons.iter().find(|i| i.x == x && i.y == y))
+            .and_then(|i| i.count)
+            .unwrap_or(1)
+            .max(1)
     }
 
     /// With a screen open, the item's icon that sits in one of that screen's slots: the HUD

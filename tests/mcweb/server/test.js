@@ -645,6 +645,10 @@ serverTest('furnace: shift-click sends ore to the input, coal to the fuel, the r
   assert.deepEqual(furnaceSlots(f), { 1: 'coal:1' })
   assert.equal(f.cook, 0, 'no input: no progress')
   await until(() => bot.slot(N, 0) === null && bot.slot(N, 2) === null && bot.slot(N, 38) === 'iron_ingot:3', 'the client to see it')
+  bot.click(N, 1, 0, 1) // the unburnt fuel -> inventory (the client's smelt_iron_ore takes it back so)
+  p = await until(async () => { const p = await me(srv); return invMap(p)[12] && p }, 'the coal back in the inventory')
+  assert.deepEqual(invMap(p), { 9: 'dirt:4', 10: 'iron_ore:3', 11: 'oak_log:2', 12: 'coal:1', 44: 'iron_ingot:3' })
+  assert.deepEqual(furnaceSlots(await cmd(srv, { cmd: 'furnace', ...at })), {})
 })
 
 serverTest('furnace: dirt with fuel burns nothing, a new input resets the progress, digging the furnace drops its contents', async (srv, bot) => {
