@@ -4,8 +4,10 @@
 Two games (`--game`): the Minecraft browser client (`minecraft-web`: tests/mcweb, the chain
 log -> planks -> crafting_table -> wooden_pickaxe -> cobblestone -> stone_pickaxe -> coal, each
 judged by the test server's inventory; every run a fresh world, the player put 2.5-4.5 blocks
-from a trunk with the run's seed; before coal, an open pit as for Minetest) and
-Minetest (`minetest`, the default, as below).
+from a trunk with the run's seed; before coal, an open pit as for Minetest; `--chain` picks the
+rest of the tech tree from declared starts: `iron` furnace -> iron_ingot -> iron_pickaxe,
+`iron_ore`, `diamond`, or `full`, log to diamond; see MCWEB_CHAINS) and Minetest (`minetest`,
+the default, as below).
 
 Each Minetest run starts a fresh world (tests/minetest/gameenv.sh), stands the player in front of a tree
 (the probe's view_near with the run's seed, as the closed-loop test does), then plays
@@ -18,6 +20,7 @@ session's path, steps, end reason and the median time of each pipeline stage.
 
 Usage (from the repository root, after cargo build; stdlib only):
     python3 tools/closed_loop_runs.py --game minecraft-web --runs 10 [--first-seed 101]
+    python3 tools/closed_loop_runs.py --game minecraft-web --chain iron --runs 15 --first-seed 701
     python3 tools/closed_loop_runs.py --runs 10 [--policy planner] [--world 2024] [--out out/closed-loop-runs]
     python3 tools/closed_loop_runs.py --runs 3 --policy llm -- --set llm.base_url=http://127.0.0.1:8080/v1
     python3 tools/closed_loop_runs.py --runs 5 --tasks 6 --keep stone_pickaxe:default:cobble:2   # too few cobblestones
@@ -86,6 +89,13 @@ MCWEB_CHAINS = {
     "diamond": {"tasks": [("diamond", "diamond", 30)], "start": {"36": "iron_pickaxe 1"},
                 "pit": {"ore": "diamond_ore", "drop": "diamond", "floor_y": 12}},
 }
+# Before these tasks of a chain the player is put in an open pit near the ore (the scenes above);
+# the bag is what the tasks before left, less the ore's own item.
+PIT_BEFORE = {"coal": {}, "iron_ore": MCWEB_CHAINS["iron_ore"]["pit"], "diamond": MCWEB_CHAINS["diamond"]["pit"]}
+# full: from an empty bag by a trunk to a diamond, each task from what the one before left, pits
+# before coal, iron ore and diamond.
+MCWEB_CHAINS["full"] = {"tasks": MCWEB_CHAIN + [("iron_ore", "iron_ore", 30)] + MCWEB_CHAINS["iron"]["tasks"]
+                        + MCWEB_CHAINS["diamond"]["tasks"]}
 
 # The client's sky colour (three.js clear colour "lightblue"), read from its frames.
 SKY = (173, 217, 230)
@@ -458,11 +468,11 @@ def mcweb_runs(args, out: Path) -> int:
                     run["tasks"].append({"task": chain[0][0], "item": chain[0][1], "no_ore": True})
             for task, item, steps in chain if not run["tasks"] else []:
                 current = task
-                if task == "coal":
+                if task in PIT_BEFORE and "pit" not in scene:
                     try:
-                        game.stand_near_ore(seed)
+                        game.stand_near_ore(seed, **PIT_BEFORE[task])
                     except RuntimeError as e:
-                        print(f"seed {seed} coal: no ore in the pit's walls ({e})", flush=True)
+                        print(f"seed {seed} {task}: no ore in the pit's walls ({e})", flush=True)
                         run["tasks"].append({"task": task, "item": item, "no_ore": True})
                         break
                 rec = play_task(args, "minecraft-web", task, steps, seed, 10, game.env, out,

@@ -34,6 +34,13 @@ pub struct SuccessRule {
     /// inventory showed a coal lump on an empty slot that the inventory's own row did not.
     #[serde(default)]
     pub hud_under_screens: bool,
+    /// The skill (no parameters) that closes the screen `confirm_skill` opened, run on the
+    /// step after a look that refuted the sighting: the policy then finds the game as it left
+    /// it. Left out, the screen stays open and the policy goes on from there (the Minecraft
+    /// client's planner went on with the calls it had queued, and a furnace's take-back dig
+    /// ran as clicks in the inventory).
+    #[serde(default)]
+    pub close_skill: Option<String>,
 }
 
 fn default_hud_screen() -> String {
@@ -65,6 +72,9 @@ pub enum Verdict {
     Obtained,
     /// On the HUD hotbar only: run `skill` (the rule's) and look again.
     Confirm { why: String, skill: String },
+    /// The look refuted the sighting: run `skill` (the rule's `close_skill`) to close the
+    /// screen the look opened.
+    Refuted { why: String, skill: String },
     /// Not obtained; `note` says why a sighting was set aside, if one was.
     NotYet { note: Option<String> },
 }
@@ -80,16 +90,18 @@ impl Verdict {
                 cost_usd: Some(0.0),
                 ..Decision::default()
             }),
-            Verdict::Confirm { why, skill } => Some(validate_call(
-                parts,
-                SkillCall {
-                    skill: skill.clone(),
-                    args: Vec::new(),
-                },
-                why.clone(),
-                w,
-                h,
-            )),
+            Verdict::Confirm { why, skill } | Verdict::Refuted { why, skill } => {
+                Some(validate_call(
+                    parts,
+                    SkillCall {
+                        skill: skill.clone(),
+                        args: Vec::new(),
+                    },
+                    why.clone(),
+                    w,
+                    h,
+                ))
+            }
             Verdict::NotYet { .. } => None,
         }
     }
@@ -98,6 +110,7 @@ impl Verdict {
     pub fn note(&self) -> Option<String> {
         match self {
             Verdict::NotYet { note } => note.clone(),
+            Verdict::Refuted { why, .. } => Some(why.clone()),
             _ => None,
         }
     }
@@ -181,12 +194,17 @@ impl SuccessCheck {
                 .min(MAX_IGNORE_STEPS.max(rule.ignore_steps));
             self.refuted += 1;
             self.drop_now = true;
-            return Verdict::NotYet {
-                note: Some(format!(
-                    "{name} seen on the {} but not in the open inventory's bag: a misreading, \
-                     left out for {} steps",
-                    rule.hud_screen, self.ignore_left
-                )),
+            let note = format!(
+                "{name} seen on the {} but not in the open inventory's bag: a misreading, \
+                 left out for {} steps",
+                rule.hud_screen, self.ignore_left
+            );
+            return match &rule.close_skill {
+                Some(skill) => Verdict::Refuted {
+                    why: format!("{note}; {skill} closes the screen the look opened"),
+                    skill: skill.clone(),
+                },
+                None => Verdict::NotYet { note: Some(note) },
             };
         }
         self.confirming = true;
@@ -349,6 +367,44 @@ mod tests {
             step(&mut check, &parts, &["inventory.hotbar.1"]).0,
             Verdict::Obtained
         );
+    }
+
+    #[test]
+    fn with_a_close_skill_the_refuting_look_closes_the_screen_it_opened() {
+        let mut parts = coal_parts();
+        if let Some(rule) = parts.profile.success.as_mut() {
+            rule.close_skill = Some("close_screen".into());
+        }
+        let mut check = SuccessCheck::default();
+        assert!(matches!(
+            step(&mut check, &parts, &["hud.hotbar.5"]).0,
+            Verdict::Confirm { .. }
+        ));
+        let (verdict, seen) = step(&mut check, &parts, &["hud.hotbar.5"]);
+        assert!(
+            matches!(&verdict, Verdict::Refuted { skill, why } if skill == "close_screen" && why.contains("not in the open inventory")),
+            "{verdict:?}"
+        );
+        assert_eq!(seen, 0, "the policy does not see the refuted lump");
+        let decision = verdict
+            .decision(&parts, W, H)
+            .expect("the close is the step's action");
+        assert_eq!(
+            decision.action.expect("a valid call").call.skill,
+            "close_screen"
+        );
+        assert!(
+            verdict
+                .note()
+                .is_some_and(|n| n.contains("left out for 3 steps"))
+        );
+        // Then the policy decides again, the sighting left out as without the close.
+        let (verdict, seen) = step(&mut check, &parts, &["hud.hotbar.5"]);
+        assert!(
+            matches!(verdict, Verdict::NotYet { note: Some(_) }),
+            "{verdict:?}"
+        );
+        assert_eq!(seen, 0);
     }
 
     #[test]

@@ -104,10 +104,11 @@ pub fn load_cases(
     let text = toml_lines::read(path)?;
     let invalid = |line: usize, message: String| DataFileError::at(path, line, message);
     let raw: RawCases = toml_lines::from_str(&text).map_err(|(line, m)| invalid(line, m))?;
+    let lines = toml_lines::LineIndex::new(&text);
     let mut ids = BTreeSet::new();
     let mut cases = Vec::new();
     for spanned in raw.case {
-        let line = toml_lines::line_at(&text, spanned.span().start);
+        let line = lines.line(spanned.span().start);
         let c = spanned.into_inner();
         let bad = |m: String| invalid(line, format!("case {}: {m}", c.id));
         if !ids.insert(c.id.clone()) {

@@ -144,7 +144,8 @@ impl KnowledgeGraph {
 
     /// Parses graph text; every problem found is reported (not only the first), each at its line.
     pub fn parse(text: &str, path: &Path) -> Result<Self, GraphError> {
-        let line = |span: std::ops::Range<usize>| crate::toml_lines::line_at(text, span.start);
+        let lines = crate::toml_lines::LineIndex::new(text);
+        let line = |span: std::ops::Range<usize>| lines.line(span.start);
         let problem = |at: usize, message: String| Problem {
             path: path.to_path_buf(),
             line: at,

@@ -217,6 +217,22 @@ fn check_success(
             rule.confirm_skill
         ));
     }
+    if let Some(close) = &rule.close_skill {
+        match skills.get(close) {
+            None => {
+                return Err(format!(
+                    "success.close_skill: no skill \"{close}\" (skills: {})",
+                    skills.names().join(", ")
+                ));
+            }
+            Some(s) if !s.params.is_empty() => {
+                return Err(format!(
+                    "success.close_skill: \"{close}\" takes parameters; it must take none"
+                ));
+            }
+            Some(_) => {}
+        }
+    }
     if !gui.has_screen(&rule.hud_screen) {
         return Err(format!(
             "success.hud_screen: no screen \"{}\" in [gui.screens]",
