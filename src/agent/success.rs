@@ -159,10 +159,17 @@ impl SuccessCheck {
         if screens.iter().any(|s| *s != rule.hud_screen) {
             return Verdict::Obtained;
         }
+        let name = parts.kg.name(parts.target);
+        // The look is over and the open bag does not show it: the sighting was a misreading,
+        // whether or not the HUD under the screen still shows it (the Minecraft client's stone
+        // pickaxe read as an iron one over the world and as itself under the inventory; taken
+        // as nothing seen, the look came back every third step for 60 steps).
+        if confirming {
+            return self.refuted(rule, name);
+        }
         if screens.is_empty() {
             return Verdict::NotYet { note: None };
         }
-        let name = parts.kg.name(parts.target);
         if ignoring {
             return Verdict::NotYet {
                 note: Some(format!(
@@ -171,9 +178,9 @@ impl SuccessCheck {
                 )),
             };
         }
-        // A screen the policy opened (the confirming look is judged below): the skill would
+        // A screen the policy opened (the confirming look is judged above): the skill would
         // toggle it closed, not open it.
-        if !confirming && screen_open(&layout, graph, &rule.hud_screen) {
+        if screen_open(&layout, graph, &rule.hud_screen) {
             // Not counted means not seen: the planner would take it for the item otherwise.
             self.drop_now = !rule.hud_under_screens;
             return match rule.hud_under_screens {
@@ -187,26 +194,6 @@ impl SuccessCheck {
                 },
             };
         }
-        if confirming {
-            self.ignore_left = rule
-                .ignore_steps
-                .saturating_mul(1 << self.refuted.min(8))
-                .min(MAX_IGNORE_STEPS.max(rule.ignore_steps));
-            self.refuted += 1;
-            self.drop_now = true;
-            let note = format!(
-                "{name} seen on the {} but not in the open inventory's bag: a misreading, \
-                 left out for {} steps",
-                rule.hud_screen, self.ignore_left
-            );
-            return match &rule.close_skill {
-                Some(skill) => Verdict::Refuted {
-                    why: format!("{note}; {skill} closes the screen the look opened"),
-                    skill: skill.clone(),
-                },
-                None => Verdict::NotYet { note: Some(note) },
-            };
-        }
         self.confirming = true;
         Verdict::Confirm {
             why: format!(
@@ -214,6 +201,30 @@ impl SuccessCheck {
                 rule.hud_screen, rule.confirm_skill
             ),
             skill: rule.confirm_skill.clone(),
+        }
+    }
+
+    /// A look in the bag that did not show the target: its HUD sightings are left out for a
+    /// while, twice as long as after the refutation before, and the rule's `close_skill`
+    /// closes the screen the look opened.
+    fn refuted(&mut self, rule: &SuccessRule, name: &str) -> Verdict {
+        self.ignore_left = rule
+            .ignore_steps
+            .saturating_mul(1 << self.refuted.min(8))
+            .min(MAX_IGNORE_STEPS.max(rule.ignore_steps));
+        self.refuted += 1;
+        self.drop_now = true;
+        let note = format!(
+            "{name} seen on the {} but not in the open inventory's bag: a misreading, \
+             left out for {} steps",
+            rule.hud_screen, self.ignore_left
+        );
+        match &rule.close_skill {
+            Some(skill) => Verdict::Refuted {
+                why: format!("{note}; {skill} closes the screen the look opened"),
+                skill: skill.clone(),
+            },
+            None => Verdict::NotYet { note: Some(note) },
         }
     }
 
@@ -405,6 +416,36 @@ mod tests {
             "{verdict:?}"
         );
         assert_eq!(seen, 0);
+    }
+
+    #[test]
+    fn a_look_that_shows_the_target_nowhere_refutes_the_sighting_too() {
+        // The Minecraft client: a stone pickaxe read as the iron pickaxe over the world, and as
+        // itself once the inventory was open: the look's frame shows the target nowhere.
+        let mut parts = coal_parts();
+        if let Some(rule) = parts.profile.success.as_mut() {
+            rule.close_skill = Some("close_screen".into());
+        }
+        let mut check = SuccessCheck::default();
+        assert!(matches!(
+            step(&mut check, &parts, &["hud.hotbar.5"]).0,
+            Verdict::Confirm { .. }
+        ));
+        let (verdict, _) = step(&mut check, &parts, &["stick@inventory.main.0"]);
+        assert!(
+            matches!(&verdict, Verdict::Refuted { skill, .. } if skill == "close_screen"),
+            "{verdict:?}"
+        );
+        // The misreading over the world is left out, and looked at again only after 3 steps.
+        for _ in 0..3 {
+            let (verdict, seen) = step(&mut check, &parts, &["hud.hotbar.5"]);
+            assert!(matches!(verdict, Verdict::NotYet { .. }), "{verdict:?}");
+            assert_eq!(seen, 0);
+        }
+        assert!(matches!(
+            step(&mut check, &parts, &["hud.hotbar.5"]).0,
+            Verdict::Confirm { .. }
+        ));
     }
 
     #[test]
