@@ -78,6 +78,9 @@ MCWEB_CHAIN = [
 #   iron_ore: a stone pickaxe, and the player in an open pit (as for coal) near iron ore;
 #   diamond: an iron pickaxe, and the player in an open pit dug down to y 12 (the generator puts
 #            diamond ore in stone below y 20) near diamond ore.
+# The iron and diamond ore faced is in a wall at the feet or the eyes (`levels`): a diamond dug
+# out of the pit's floor left its item in the hole, where the step forward and the walk to the
+# drop did not reach it (2 of the first 4 diamond runs).
 MCWEB_CHAINS = {
     "wood": {"tasks": MCWEB_CHAIN},
     "iron": {"tasks": [("furnace", "furnace", 30), ("iron_ingot", "iron_ingot", 40),
@@ -85,9 +88,9 @@ MCWEB_CHAINS = {
              "start": {"36": "crafting_table 1", "37": "cobblestone 10", "38": "oak_planks 10",
                        "39": "stick 2", "40": "stone_pickaxe 1", "41": "coal 2", "20": "iron_ore 3"}},
     "iron_ore": {"tasks": [("iron_ore", "iron_ore", 30)], "start": {"36": "stone_pickaxe 1"},
-                 "pit": {"ore": "iron_ore", "drop": "iron_ore"}},
+                 "pit": {"ore": "iron_ore", "drop": "iron_ore", "levels": [0, 1]}},
     "diamond": {"tasks": [("diamond", "diamond", 30)], "start": {"36": "iron_pickaxe 1"},
-                "pit": {"ore": "diamond_ore", "drop": "diamond", "floor_y": 12}},
+                "pit": {"ore": "diamond_ore", "drop": "diamond", "floor_y": 12, "levels": [0, 1]}},
 }
 # Before these tasks of a chain the player is put in an open pit near the ore (the scenes above);
 # the bag is what the tasks before left, less the ore's own item.
@@ -179,10 +182,11 @@ class McwebGame:
                    if s["slot"] >= 5 and s["name"].endswith(suffix))
 
     def stand_near_ore(self, seed: int, ore: str = "coal_ore", drop: str = "coal",
-                       floor_y: int | None = None) -> None:
+                       floor_y: int | None = None, levels: list[int] | None = None) -> None:
         """As Minetest's `stand_near_ore`: the ore's item (`drop`) dug on the way is taken away,
         then an open pit is dug beside where the player is (up to PIT['tries'] places; down to
-        `floor_y` when given) and the player put 2.5-4.5 blocks from `ore` in its walls."""
+        `floor_y` when given) and the player put 2.5-4.5 blocks from `ore` in its walls (at
+        these heights above the player's feet when `levels` is given)."""
         player = self.player()
         kept = {str(s["slot"]): f"{s['name']} {s['count']}" for s in player.get("inventory", [])
                 if 9 <= s["slot"] <= 44 and s["name"] != drop}
@@ -191,7 +195,8 @@ class McwebGame:
                  lambda lo, hi: self.send({"cmd": "excavate", "min": lo, "max": hi}),
                  lambda floor, radius: self.send({"cmd": "face_block", "blocks": [ore], "seed": seed,
                                                   "x": floor[0], "y": floor[1], "z": floor[2], "radius": radius,
-                                                  "min_dist": 2.5, "max_dist": 4.5}),
+                                                  "min_dist": 2.5, "max_dist": 4.5,
+                                                  **({"levels": levels} if levels else {})}),
                  floor_y)
         # A deep pit is thousands of changed blocks: the client drew the old place, by the trunk,
         # for the first 11 steps of a diamond run. `sync` answers once it has read every packet
