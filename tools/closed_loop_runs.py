@@ -376,8 +376,9 @@ def main() -> int:
     ap.add_argument("--display", default=":83")
     ap.add_argument("--chain", default="wood", choices=sorted(MCWEB_CHAINS),
                     help="minecraft-web: which part of the tech tree, from which start (see MCWEB_CHAINS)")
-    ap.add_argument("--tasks", type=int, default=len(CHAIN),
-                    help=f"play the first N tasks of the chain ({', '.join(t for t, _, _ in CHAIN)})")
+    ap.add_argument("--tasks", type=int, default=None,
+                    help=f"play the first N tasks of the chain (default: all; minetest: "
+                         f"{', '.join(t for t, _, _ in CHAIN)})")
     ap.add_argument("--max-steps", type=int, default=None,
                     help="step limit for every task (default: each task's own, 10-40)")
     ap.add_argument("--trunk", default="group:tree",
