@@ -380,8 +380,9 @@ mod tests {
         );
     }
 
-    #[test]
-    fn with_a_close_skill_the_refuting_look_closes_the_screen_it_opened() {
+    /// The coal task with `close_skill = "close_screen"`, after a HUD sighting sent the check to
+    /// look in the inventory.
+    fn looking_with_close_skill() -> (Parts, SuccessCheck) {
         let mut parts = coal_parts();
         if let Some(rule) = parts.profile.success.as_mut() {
             rule.close_skill = Some("close_screen".into());
@@ -391,6 +392,12 @@ mod tests {
             step(&mut check, &parts, &["hud.hotbar.5"]).0,
             Verdict::Confirm { .. }
         ));
+        (parts, check)
+    }
+
+    #[test]
+    fn with_a_close_skill_the_refuting_look_closes_the_screen_it_opened() {
+        let (parts, mut check) = looking_with_close_skill();
         let (verdict, seen) = step(&mut check, &parts, &["hud.hotbar.5"]);
         assert!(
             matches!(&verdict, Verdict::Refuted { skill, why } if skill == "close_screen" && why.contains("not in the open inventory")),
@@ -422,15 +429,7 @@ mod tests {
     fn a_look_that_shows_the_target_nowhere_refutes_the_sighting_too() {
         // The Minecraft client: a stone pickaxe read as the iron pickaxe over the world, and as
         // itself once the inventory was open: the look's frame shows the target nowhere.
-        let mut parts = coal_parts();
-        if let Some(rule) = parts.profile.success.as_mut() {
-            rule.close_skill = Some("close_screen".into());
-        }
-        let mut check = SuccessCheck::default();
-        assert!(matches!(
-            step(&mut check, &parts, &["hud.hotbar.5"]).0,
-            Verdict::Confirm { .. }
-        ));
+        let (parts, mut check) = looking_with_close_skill();
         let (verdict, _) = step(&mut check, &parts, &["stick@inventory.main.0"]);
         assert!(
             matches!(&verdict, Verdict::Refuted { skill, .. } if skill == "close_screen"),

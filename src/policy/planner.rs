@@ -575,6 +575,11 @@ impl View<'_> {
 
     /// Where `node`'s icon is in the bag: its biggest read stack, else the first.
     fn icon(&self, node: NodeIndex) -> Option<(f32, f32)> {
+        self.bag_icon(node).map(|i| (i.x, i.y))
+    }
+
+    /// `node`'s icon in the bag that [`Self::icon`] points at.
+    fn bag_icon(&self, node: NodeIndex) -> Option<&InventoryIcon> {
         biggest(
             self.visual
                 .attributes
@@ -602,10 +607,8 @@ fn screen_slots(prefix: &str, view: &View) -> Vec<(f32, f32)> {
 
 /// The icon with the biggest read count (a stack of 1 of a look-alike block was taken for the
 /// recipe over the 9 cobblestones beside it), the first one when no count is read.
-fn biggest<'a>(icons: impl Iterator<Item = &'a InventoryIcon>) -> Option<(f32, f32)> {
-    icons
-        .min_by_key(|i| std::cmp::Reverse(i.count.unwrap_or(0)))
-        .map(|i| (i.x, i.y))
+fn biggest<'a>(icons: impl Iterator<Item = &'a InventoryIcon>) -> Option<&'a InventoryIcon> {
+    icons.min_by_key(|i| std::cmp::Reverse(i.count.unwrap_or(0)))
 }
 
 /// The slots of a hotbar row (`hud.hotbar`, `inventory.hotbar`): hotbar key (1-9) and centre.
@@ -1644,13 +1647,8 @@ impl Planner {
 
     /// The count drawn on the stack `resolve` takes `node` from (1 when none is read).
     fn stack_count(&self, node: NodeIndex, view: &View) -> u32 {
-        let Some((x, y)) = self.screen_icon(node, view).or_else(|| view.icon(node)) else {
-            return 1;
-        };
-        view.visual
-            .attributes
-            .get(&node)
-            .and_then(|a| a.icons.iter().find(|i| i.x == x && i.y == y))
+        self.screen_stack(node, view)
+            .or_else(|| view.bag_icon(node))
             .and_then(|i| i.count)
             .unwrap_or(1)
             .max(1)
@@ -1660,6 +1658,11 @@ impl Planner {
     /// hotbar can still show under the screen (Minetest draws it), and a click there moves
     /// nothing.
     fn screen_icon(&self, node: NodeIndex, view: &View) -> Option<(f32, f32)> {
+        self.screen_stack(node, view).map(|i| (i.x, i.y))
+    }
+
+    /// The icon [`Self::screen_icon`] points at.
+    fn screen_stack<'v>(&self, node: NodeIndex, view: &View<'v>) -> Option<&'v InventoryIcon> {
         let slots = self.take_slots(view)?;
         let icons = &view.visual.attributes.get(&node)?.icons;
         biggest(icons.iter().filter(|i| on_a_slot(i.x, i.y, &slots, view)))

@@ -196,6 +196,22 @@ fn section_line(text: &str, section: &str) -> usize {
         .map_or(1, |o| toml_lines::line_at(text, o + 1))
 }
 
+/// `success.<field>` names a skill of the library that takes no parameters.
+fn parameterless_skill(field: &str, name: &str, skills: &SkillLibrary) -> Result<(), String> {
+    let skill = skills.get(name).ok_or_else(|| {
+        format!(
+            "success.{field}: no skill \"{name}\" (skills: {})",
+            skills.names().join(", ")
+        )
+    })?;
+    if !skill.params.is_empty() {
+        return Err(format!(
+            "success.{field}: \"{name}\" takes parameters; it must take none"
+        ));
+    }
+    Ok(())
+}
+
 /// `[success]` names a skill that takes nothing, a screen that exists, and needs the bag's
 /// regions to tell the HUD's slots from an open screen's.
 fn check_success(
@@ -204,34 +220,9 @@ fn check_success(
     gui: &GuiGeometry,
 ) -> Result<(), String> {
     rule.check()?;
-    let skill = skills.get(&rule.confirm_skill).ok_or_else(|| {
-        format!(
-            "success.confirm_skill: no skill \"{}\" (skills: {})",
-            rule.confirm_skill,
-            skills.names().join(", ")
-        )
-    })?;
-    if !skill.params.is_empty() {
-        return Err(format!(
-            "success.confirm_skill: \"{}\" takes parameters; it must take none",
-            rule.confirm_skill
-        ));
-    }
+    parameterless_skill("confirm_skill", &rule.confirm_skill, skills)?;
     if let Some(close) = &rule.close_skill {
-        match skills.get(close) {
-            None => {
-                return Err(format!(
-                    "success.close_skill: no skill \"{close}\" (skills: {})",
-                    skills.names().join(", ")
-                ));
-            }
-            Some(s) if !s.params.is_empty() => {
-                return Err(format!(
-                    "success.close_skill: \"{close}\" takes parameters; it must take none"
-                ));
-            }
-            Some(_) => {}
-        }
+        parameterless_skill("close_skill", close, skills)?;
     }
     if !gui.has_screen(&rule.hud_screen) {
         return Err(format!(
