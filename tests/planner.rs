@@ -1732,3 +1732,56 @@ fn the_client_smelts_the_whole_ore_stack_it_reads_and_says_how_many() {
         call("smelt_iron_ore", &[r(ox), r(oy), r(px), r(py), 1.0])
     );
 }
+
+#[test]
+fn a_mined_ore_that_a_nearly_full_hud_does_not_show_is_looked_for_in_the_bag() {
+    // The full chain on the client: eight icons on the HUD and a ninth slot holding something
+    // the detector does not know; both mined iron ores went to the bag's other rows, and the
+    // loop mined on to the step limit with them in the bag.
+    let hud_of = |w: &World, skip: &[u8]| -> Vec<InventoryIcon> {
+        let classes = [
+            "crafting_table_icon",
+            "dirt_icon",
+            "dirt_icon",
+            "cobblestone_icon",
+            "coal_icon",
+            "stone_pickaxe_icon",
+            "plank_icon",
+            "wood_pickaxe_icon",
+            "dirt_icon",
+        ];
+        (0..9u8)
+            .filter(|k| !skip.contains(k))
+            .map(|k| {
+                let (x, y) = slot(w, &format!("hud.hotbar.{k}"));
+                icon(classes[usize::from(k)], x, y)
+            })
+            .collect()
+    };
+    let ore = entity("iron_ore", 640.0, 360.0, true);
+    let skills = |skip: &[u8]| -> (World, Vec<String>) {
+        let mut w = world_of("minecraft-web", (1280, 720));
+        let hud = hud_of(&w, skip);
+        let mut calls = vec![act(w.step("Iron Ore", vec![ore.clone()], hud.clone())).skill];
+        calls.push(act(w.step("Iron Ore", vec![], hud.clone())).skill);
+        calls.push(act(w.step("Iron Ore", vec![], hud)).skill);
+        (w, calls)
+    };
+    // One slot shows no icon: after the pickup walk brought nothing to the HUD, look in the bag.
+    let (mut w, calls) = skills(&[2]);
+    assert_eq!(calls, ["mine_iron_ore", "jump_forward", "open_inventory"]);
+    let (bx, by) = slot(&w, "inventory.hotbar.5");
+    let (ox, oy) = slot(&w, "inventory.main.3");
+    let open = vec![
+        icon("stone_pickaxe_icon", bx, by),
+        icon("iron_ore_icon", ox, oy),
+    ];
+    assert!(matches!(
+        w.step_marked("Iron Ore", vec![], open, &["inventory"]),
+        PlanStep::Done
+    ));
+    // Two slots show no icon: the ore had room on the hotbar, so the bag is not looked in.
+    let (_, calls) = skills(&[2, 8]);
+    assert_eq!(calls[..2], ["mine_iron_ore", "jump_forward"]);
+    assert_ne!(calls[2], "open_inventory");
+}

@@ -1382,6 +1382,12 @@ impl Planner {
                 self.mine_view = None;
             } else {
                 self.last_turn = None;
+                if self.fruitless_pickups == 0 && self.hud_free_slots(view) <= 1 {
+                    // The hotbar may be full with one item the detector does not know: the
+                    // drop may have gone to the bag's other rows (the full chain's iron ore
+                    // went there twice, and the loop mined on to the step limit).
+                    self.gathered_unseen.insert(item);
+                }
                 let longer = 1 + (self.fruitless_pickups / 2).min(2);
                 self.fruitless_pickups += 1;
                 // With a jump first: the drop may lie a step up (a trunk on a terrace).
@@ -1559,11 +1565,16 @@ impl Planner {
     /// Whether every slot of the HUD hotbar shows an icon (and no screen showed it empty since
     /// the last gather): an item picked up then goes to the bag's other rows.
     fn hud_hotbar_full(&self, view: &View) -> bool {
-        let slots = hotbar_slots("hud.hotbar", view);
-        !slots.is_empty()
-            && slots
-                .iter()
-                .all(|(key, c)| !self.empty_hotbar_keys.contains(key) && any_icon_on(*c, view))
+        !hotbar_slots("hud.hotbar", view).is_empty() && self.hud_free_slots(view) == 0
+    }
+
+    /// How many slots of the HUD hotbar show no icon or were shown empty by a screen since the
+    /// last gather.
+    fn hud_free_slots(&self, view: &View) -> usize {
+        hotbar_slots("hud.hotbar", view)
+            .iter()
+            .filter(|(key, c)| self.empty_hotbar_keys.contains(key) || !any_icon_on(*c, view))
+            .count()
     }
 
     /// Queues the next detour, with why.
