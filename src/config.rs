@@ -137,6 +137,9 @@ pub struct LlmConfig {
     pub retry_backoff_ms: u64,
     pub max_invalid_answers: u32,
     pub constrain: Constrain,
+    /// Structured mode: the longest `reasoning` the schema or grammar lets the model write
+    /// (0: unbounded). A small model's reasoning string can loop to `max_tokens`.
+    pub reasoning_max_chars: u32,
     pub prompt_template: PathBuf,
     pub prices: PathBuf,
 }
@@ -364,7 +367,7 @@ impl Config {
         strict!(StrictLlm, LlmConfig, { base_url: String, model: String, api_key_env: String,
             timeout_secs: u64, max_retries: u32, output_mode: OutputMode, temperature: f32, max_tokens: u32,
             retry_backoff_ms: u64, max_invalid_answers: u32, constrain: Constrain,
-            prompt_template: PathBuf, prices: PathBuf });
+            reasoning_max_chars: u32, prompt_template: PathBuf, prices: PathBuf });
         strict!(StrictMemory, MemoryConfig, { recall_steps: usize,
             modules: Vec<crate::longterm::Module>, db_dir: PathBuf, top_k: usize,
             lambda_state: f32, lambda_task: f32, lambda_plan: f32, max_revisions: u32,
@@ -549,6 +552,11 @@ impl Config {
             l.max_invalid_answers <= 10,
             "llm.max_invalid_answers",
             "must be 0-10",
+        )?;
+        check(
+            l.reasoning_max_chars <= 20_000,
+            "llm.reasoning_max_chars",
+            "must be 0-20000 (0: unbounded)",
         )?;
         check(
             (0.0..=2.0).contains(&l.temperature),

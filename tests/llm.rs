@@ -93,7 +93,7 @@ fn rate_limits_and_server_errors_are_retried_honouring_retry_after() {
             "{:?}",
             started.elapsed()
         );
-        assert!(done.response.usage.is_some());
+        assert!(done.response.usage().is_some());
         assert_eq!(
             server.received_requests().await.expect("recording").len(),
             3
@@ -549,4 +549,197 @@ fn a_hostile_endpoint_never_gets_an_invalid_action_through() {
         actions > 0 && refused > 0 && transport > 0,
         "{actions} {refused} {transport}"
     );
+}
+
+#[test]
+fn cached_prompt_tokens_are_read_from_usage_or_llama_timings_and_priced_as_cached() {
+    // The recorded llama-server answer says 1862 of its 1905 prompt tokens came from the
+    // prefix cache, in `usage.prompt_tokens_details` and again in `timings.cache_n`.
+    let profile = GameProfile::load(&support::repo(), "minecraft").expect("profile");
+    let layout = profile.gui.layout(1280, 720, GuiScale::Auto);
+    let ctx = profile.expand_context(&layout, 1280, 720);
+    let prices = PriceTable::load(&support::repo().join("config/prices.toml")).expect("prices");
+    let full = recorded("grammar/exchange-001.json");
+    let mut timings_only = full.clone();
+    timings_only["usage"]
+        .as_object_mut()
+        .expect("usage")
+        .remove("prompt_tokens_details");
+    let mut details_only = full.clone();
+    details_only
+        .as_object_mut()
+        .expect("object")
+        .remove("timings");
+    let mut neither = details_only.clone();
+    neither["usage"]
+        .as_object_mut()
+        .expect("usage")
+        .remove("prompt_tokens_details");
+    let rt = runtime();
+    for (body, cached) in [
+        (full, 1862),
+        (timings_only, 1862),
+        (details_only, 1862),
+        (neither, 0),
+    ] {
+        rt.block_on(async {
+            let server = MockServer::start().await;
+            Mock::given(method("POST"))
+                .respond_with(ResponseTemplate::new(200).set_body_json(body))
+                .mount(&server)
+                .await;
+            let mut c = config(&server, "VW_TEST_NO_KEY");
+            c.model = "gpt-4o-mini".into();
+            c.output_mode = OutputMode::Text;
+            let policy = LlmPolicy::new(LlmClient::new(&c).expect("client"), prices.clone(), &c);
+            let turn = policy
+                .decide("Obtain a log.", &profile.skills, &ctx)
+                .await
+                .expect("turn");
+            assert_eq!(turn.usage.prompt_tokens, 1905);
+            assert_eq!(turn.usage.cached_tokens, cached);
+            // gpt-4o-mini: $0.15 per million input tokens, $0.075 cached, $0.60 output.
+            let uncached = (1905 - cached) as f64;
+            let want = (uncached * 0.15 + cached as f64 * 0.075 + 32.0 * 0.60) / 1e6;
+            let cost = turn.cost_usd.expect("priced");
+            assert!((cost - want).abs() < 1e-12, "{cost} != {want}");
+            // The step record keeps the cached count (and leaves it out when there is none).
+            let written = serde_json::to_value(turn.usage).expect("json");
+            assert_eq!(
+                written.get("cached_tokens").is_some(),
+                cached > 0,
+                "{written}"
+            );
+        });
+    }
+}
+
+/// Answers the n-th request with the n-th text, as llama.cpp would, with usage whose prompt
+/// after the first comes 90% from the cache.
+struct Scripted(Vec<String>, std::sync::atomic::AtomicUsize);
+
+impl wiremock::Respond for Scripted {
+    fn respond(&self, _: &Request) -> ResponseTemplate {
+        let n = self.1.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let text = self.0.get(n).cloned().unwrap_or_default();
+        let cached = if n == 0 { 0 } else { 900 };
+        ResponseTemplate::new(200).set_body_json(serde_json::json!({
+            "model": "scripted",
+            "choices": [{"message": {"role": "assistant", "content": text}}],
+            "usage": {"prompt_tokens": 1000, "completion_tokens": 20,
+                      "prompt_tokens_details": {"cached_tokens": cached}}
+        }))
+    }
+}
+
+#[test]
+fn policy_eval_scores_answers_against_the_accepted_calls_of_the_committed_cases() {
+    // The committed cases of the client's log task: the recorded calls, once right, once the
+    // same skill off target, once a skill that does not exist, the rest right again.
+    let file = support::fixture("policy-eval/minecraft-web/log-seed1001.jsonl");
+    let cases = vistawise::agent::policy_eval::CaseFile::load(&file).expect("cases");
+    let n = cases.cases.len();
+    assert!(n >= 3, "the log cases hold {n} steps");
+    let as_text = |c: &vistawise::skills::SkillCall| {
+        let args: Vec<String> = c.args.iter().map(|a| a.value.to_string()).collect();
+        format!("Thinking.\nAction: {}({})", c.skill, args.join(", "))
+    };
+    let mut answers: Vec<String> = cases.cases.iter().map(|c| as_text(&c.recorded)).collect();
+    // The second case's skill with its first argument moved to a value of the skill's range
+    // that no accepted call takes.
+    let library = GameProfile::load(&support::repo(), "minecraft-web")
+        .expect("profile")
+        .skills;
+    let second = &cases.cases[1];
+    let skill = library.get(&second.recorded.skill).expect("skill");
+    let param = skill
+        .params
+        .first()
+        .expect("the second call takes arguments");
+    let (lo, hi) = (param.min.unwrap_or(0.0), param.max.unwrap_or(1279.0));
+    let values: Vec<f64> = second.recorded.args.iter().map(|a| a.value).collect();
+    let moved = (0..=100)
+        .map(|i| (lo + (hi - lo) * f64::from(i) / 100.0).round())
+        .find(|&v| {
+            let mut tried = values.clone();
+            tried[0] = v;
+            (lo..=hi).contains(&v) && !second.accept.iter().any(|a| a.accepts(&skill.name, &tried))
+        })
+        .expect("a value no accepted call takes");
+    let mut off = second.recorded.clone();
+    off.args[0].value = moved;
+    answers[1] = as_text(&off);
+    answers[2] = "Action: fly_to_the_tree(1)".into();
+    let rt = runtime();
+    let server = rt.block_on(MockServer::start());
+    rt.block_on(
+        Mock::given(method("POST"))
+            .and(path("/v1/chat/completions"))
+            .respond_with(Scripted(answers, Default::default()))
+            .mount(&server),
+    );
+    let results = tempfile::tempdir().expect("tmp");
+    let results_file = results.path().join("results.jsonl");
+    let out = support::binary()
+        .args(["--game", "minecraft-web"])
+        .args(["--set", &format!("llm.base_url={}/v1", server.uri())])
+        .args([
+            "--set",
+            "llm.model=gpt-4o-mini",
+            "--set",
+            "llm.api_key_env=VW_TEST_NO_KEY",
+        ])
+        .args([
+            "--set",
+            "llm.output_mode=text",
+            "--set",
+            "llm.max_invalid_answers=0",
+        ])
+        .args(["policy", "eval", "--json", "--results"])
+        .arg(&results_file)
+        .arg(&file)
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_str(&text).expect("json");
+    let all = &v["overall"];
+    assert_eq!(all["cases"], n);
+    assert_eq!(all["valid"], n - 1, "{all}");
+    assert_eq!(all["same_skill"], n - 1, "{all}");
+    assert_eq!(all["agrees"], n - 2, "{all}");
+    assert!(
+        all["invalid_reasons"][0][0]
+            .as_str()
+            .is_some_and(|r| r.contains("fly_to_the_tree")),
+        "{all}"
+    );
+    // Tokens: every case asked once; after the first, 90% of the prompt came from the cache.
+    let spent = &all["spent"];
+    assert_eq!(spent["usage"]["prompt_tokens"], 1000 * n);
+    assert_eq!(spent["usage"]["cached_tokens"], 900 * (n - 1));
+    assert_eq!(spent["after_first"]["cached_tokens"], 900 * (n - 1));
+    assert!(
+        spent["cost_usd"].as_f64().is_some_and(|c| c > 0.0),
+        "{spent}"
+    );
+    // Each case's answer was written as it came.
+    let lines = std::fs::read_to_string(&results_file).expect("results");
+    assert_eq!(lines.lines().count(), n);
+    let second: Value = serde_json::from_str(lines.lines().nth(1).expect("line")).expect("json");
+    assert_eq!(second["same_skill"], true);
+    assert_eq!(second["agrees"], false);
+    // Cases of another game are refused with the command that fits.
+    let out = support::binary()
+        .args(["--game", "minetest", "policy", "eval"])
+        .arg(&file)
+        .output()
+        .expect("run");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("--game minecraft-web policy eval"), "{err}");
 }

@@ -3,6 +3,7 @@
 
 pub mod pipeline;
 pub mod play;
+pub mod policy_eval;
 pub mod replay;
 pub mod report;
 pub mod scripted;

@@ -8,7 +8,9 @@ use image::RgbImage;
 use petgraph::graph::NodeIndex;
 
 use crate::config::Config;
-use crate::knowledge::{self, KnowledgeGraph, PathLimits, PooledText, Strategy};
+use crate::knowledge::{
+    self, KnowledgeGraph, PathLimits, PooledText, ScreenText, SlotLabel, Strategy,
+};
 use crate::longterm::{self, Query};
 use crate::perception::{self, DetectOptions, Detection, Detector, Perception, SplitContext};
 use crate::policy::llm_policy::answers_in_json;
@@ -147,7 +149,8 @@ pub fn graph_view(parts: &Parts, perception: &Perception) -> GraphView {
         limits,
         Strategy::PspThenEmp,
     );
-    let text = knowledge::textualize(&parts.kg, &pooled, &visual);
+    let screen = screen_text(parts, perception.frame_w, perception.frame_h);
+    let text = knowledge::textualize(&parts.kg, &pooled, &visual, &screen);
     GraphView {
         visual,
         pooled,
@@ -177,6 +180,7 @@ pub fn build_prompt_with(
         task: &parts.task,
         kg: &parts.kg,
         pooled: &graph.pooled,
+        text: &graph.text,
         visual: &graph.visual,
         perception,
         library: &parts.profile.skills,
@@ -188,6 +192,44 @@ pub fn build_prompt_with(
     let text = parts.template.render(&values);
     let tokens = parts.counter.count(&text);
     (text, tokens)
+}
+
+/// Where the status lines place things in a w x h frame: the crosshair at its centre, and
+/// every GUI slot named as the prompt names it: "hotbar key N" on the HUD; the bag rows of a
+/// screen by region and index ("main.3": every screen draws them at the same place); other
+/// slots by location ("crafting_table.craft.4").
+pub fn screen_text(parts: &Parts, w: u32, h: u32) -> ScreenText {
+    let layout = layout(parts, w, h);
+    let tolerance = 10.0 * layout.scale() as f32;
+    let slots = layout
+        .slots(None)
+        .into_iter()
+        .map(|s| {
+            let hud = s.screen == "hud";
+            let region_index = s
+                .location
+                .strip_prefix(&format!("{}.", s.screen))
+                .unwrap_or(&s.location)
+                .to_string();
+            let label = match region_index.strip_prefix("hotbar.") {
+                Some(i) if hud => i
+                    .parse::<u8>()
+                    .map_or(s.location.clone(), |i| format!("hotbar key {}", i + 1)),
+                _ if layout.bag_screen(s.centre.0, s.centre.1).is_some() => region_index,
+                _ => s.location.clone(),
+            };
+            SlotLabel {
+                centre: s.centre,
+                tolerance,
+                label,
+                hud,
+            }
+        })
+        .collect();
+    ScreenText {
+        crosshair: Some((w as f32 / 2.0, h as f32 / 2.0)),
+        slots,
+    }
 }
 
 pub fn layout<'a>(parts: &'a Parts, w: u32, h: u32) -> GuiLayout<'a> {

@@ -102,15 +102,10 @@ impl LongTerm {
             match asked {
                 None => tracing::info!("stopped while asking the teacher about {item}"),
                 Some(Ok(c)) => {
-                    if let Some(u) = c.response.usage {
-                        tokens = u.prompt_tokens + u.completion_tokens;
+                    if let Some(u) = c.response.usage() {
+                        tokens = u.total();
                     }
-                    let answer = c
-                        .response
-                        .choices
-                        .first()
-                        .and_then(|ch| ch.message.content.clone())
-                        .unwrap_or_default();
+                    let answer = c.response.text();
                     match self.memory.store_howto(item, &answer) {
                         Ok(Ok(id)) => tracing::info!("how-to for {item} stored as entry {id}"),
                         Ok(Err(e)) => tracing::warn!("how-to for {item} refused: {e}"),
@@ -266,6 +261,8 @@ pub struct Status {
     pub last_action: String,
     pub stage_ms: StageMs,
     pub tokens: u64,
+    /// Of `tokens`, prompt tokens the endpoint served from its prefix cache.
+    pub cached_tokens: u64,
     pub cost_usd: f64,
     pub note: String,
 }
@@ -420,7 +417,8 @@ pub fn play(
             };
             stage.policy = ms_since(t);
             status.cost_usd += decision.cost_usd.unwrap_or(0.0);
-            status.tokens += decision.usage.prompt_tokens + decision.usage.completion_tokens;
+            status.tokens += decision.usage.total();
+            status.cached_tokens += decision.usage.cached_tokens;
 
             let frame_file = recorder.save_frame(step, &frame)?;
             let record = StepRecord {
@@ -577,8 +575,7 @@ fn revise(
                 let mut attempts = std::mem::take(&mut decision.attempts);
                 attempts.append(&mut next.attempts);
                 next.attempts = attempts;
-                next.usage.prompt_tokens += decision.usage.prompt_tokens;
-                next.usage.completion_tokens += decision.usage.completion_tokens;
+                next.usage.add(decision.usage);
                 next.cost_usd = match (decision.cost_usd, next.cost_usd) {
                     (Some(a), Some(b)) => Some(a + b),
                     _ => None,

@@ -11,7 +11,7 @@ use crate::perception::decode::iou;
 use crate::perception::{Detection, Detector, DetectorError};
 use crate::policy::llm_policy::{answers_in_json, validate_answer};
 use crate::policy::planner::Planner;
-use crate::policy::{LlmError, LlmPolicy, MemoryStack};
+use crate::policy::{LlmError, LlmPolicy, MemoryStack, Usage};
 use crate::skills::SkillCall;
 
 /// Where the decisions of the replay come from.
@@ -34,6 +34,12 @@ pub struct StepDiff {
     pub recorded_action: Option<SkillCall>,
     pub replayed_action: Option<SkillCall>,
     pub replayed_validation: String,
+    /// The replayed decision's tokens (prompt, cached, completion) and cost: zero for the
+    /// recorded answers and the planner.
+    pub usage: Usage,
+    pub cost_usd: Option<f64>,
+    /// Seconds the replayed policy took to decide.
+    pub policy_s: f64,
 }
 
 impl StepDiff {
@@ -167,6 +173,7 @@ pub fn replay(
         }
         let (prompt, _) = pipeline::build_prompt(parts, &perception, &graph, &memory);
         let judged = verdict.decision(parts, perception.frame_w, perception.frame_h);
+        let asked = std::time::Instant::now();
         let decision = match (&mut *policy, judged) {
             (ReplayPolicy::Recorded, _) => recorded_decision(parts, step),
             (_, Some(d)) => d,
@@ -194,6 +201,9 @@ pub fn replay(
             recorded_action: step.action.clone(),
             replayed_action,
             replayed_validation: decision.validation,
+            usage: decision.usage,
+            cost_usd: decision.cost_usd,
+            policy_s: asked.elapsed().as_secs_f64(),
         };
         on_step(&diff);
         diffs.push(diff);

@@ -118,6 +118,17 @@ fn stage_chart(session: &Session) -> String {
     svg
 }
 
+/// " (N cached, P%)" when the endpoint served prompt tokens from its prefix cache.
+fn cached_note(cached: u64, prompt: u64) -> String {
+    if cached == 0 || prompt == 0 {
+        return String::new();
+    }
+    format!(
+        " ({cached} cached, {:.0}%)",
+        100.0 * cached as f64 / prompt as f64
+    )
+}
+
 /// Bars: tokens per step, with the running cost.
 fn token_chart(session: &Session) -> String {
     let tokens: Vec<u64> = session
@@ -175,12 +186,14 @@ pub fn render(session: &Session) -> Result<String, SessionError> {
         .iter()
         .map(|s| s.usage.completion_tokens)
         .sum();
+    let cached_tokens: u64 = session.steps.iter().map(|s| s.usage.cached_tokens).sum();
+    let cached = cached_note(cached_tokens, prompt_tokens);
     let _ = write!(
         html,
         "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>vistawise session {id}</title>\
          <style>{STYLE}</style></head><body><h1>Session {id}</h1>\
          <p>Task <b>{task}</b> ({profile}), policy <b>{policy}</b>{dry}; started {started}; \
-         vistawise {version}.</p><p>Ended: <b>{end}</b>{torn}. {steps} steps, {pt} prompt + {ct} \
+         vistawise {version}.</p><p>Ended: <b>{end}</b>{torn}. {steps} steps, {pt} prompt{cached} + {ct} \
          completion tokens, ${cost:.4}, {secs:.1} s.</p><p>Detector {det} (sha256 {dsha}); graph {kg} (sha256 {ksha}).</p>",
         id = esc(&session
             .dir
@@ -259,7 +272,7 @@ pub fn render(session: &Session) -> Result<String, SessionError> {
              <p>Action: <b>{action}</b> <span class=\"{class}\">({validation})</span><br>Outcome: {outcome}</p>\
              <p>Knowledge:</p><pre>{knowledge}</pre><p>Inventory: {inventory}<br>Environment: {environment}</p>\
              <p>Stages (ms): capture {c:.1}, detect {d:.1}, graph {g:.2}, prompt {p:.2}, policy {pol:.1}, act {a:.1}. \
-             Tokens: {pt} + {ct} (prompt counted {tok}); cost {cost}.</p>",
+             Tokens: {pt}{cached} + {ct} (prompt counted {tok}); cost {cost}.</p>",
             n = s.step,
             t = s.t,
             img = frame_data_uri(session, s)?,
@@ -277,6 +290,7 @@ pub fn render(session: &Session) -> Result<String, SessionError> {
             pol = s.stage_ms.policy,
             a = outcome.map_or(0.0, |o| o.act_ms),
             pt = s.usage.prompt_tokens,
+            cached = cached_note(s.usage.cached_tokens, s.usage.prompt_tokens),
             ct = s.usage.completion_tokens,
             tok = s.prompt_tokens,
             cost = s

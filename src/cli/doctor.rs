@@ -222,7 +222,7 @@ fn check_llm(ctx: &AppContext) -> Outcome {
             "{} answered as model \"{}\"{}{key_note}",
             vistawise::config::mask_url_credentials(&cfg.base_url),
             resp.model.as_deref().unwrap_or(&cfg.model),
-            resp.usage
+            resp.usage()
                 .map(|u| format!(
                     ", {} prompt + {} completion tokens",
                     u.prompt_tokens, u.completion_tokens

@@ -255,9 +255,14 @@ fn pool(ctx: &AppContext, args: &PoolArgs) -> Result<ExitCode> {
             kg.source.display()
         )
     })?;
+    let mut screen = knowledge::ScreenText::default();
     let visual = match &args.detections {
         Some(path) => {
             let perception = read_perception(path)?;
+            screen.crosshair = Some((
+                perception.frame_w as f32 / 2.0,
+                perception.frame_h as f32 / 2.0,
+            ));
             let v = knowledge::embed(&kg, &perception);
             if !v.unmapped_classes.is_empty() {
                 eprintln!(
@@ -282,7 +287,7 @@ fn pool(ctx: &AppContext, args: &PoolArgs) -> Result<ExitCode> {
         print!("{}", knowledge::text::to_dot(&kg, &pooled, &visual));
         return Ok(ExitCode::SUCCESS);
     }
-    let text = knowledge::textualize(&kg, &pooled, &visual);
+    let text = knowledge::textualize(&kg, &pooled, &visual, &screen);
     println!(
         "task: {} ({}), target {}",
         task.id, task.description, task.target

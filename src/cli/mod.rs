@@ -16,6 +16,7 @@ mod kg;
 mod memory;
 mod play;
 mod policy;
+mod policy_eval;
 mod replay;
 mod report;
 mod skills;

@@ -159,7 +159,7 @@ pub fn run(ctx: &AppContext, args: &PlayArgs) -> Result<ExitCode> {
     let mut show = |s: &Status| {
         let t = &s.stage_ms;
         bar.set_message(format!(
-            "step {} | {} | {} | capture {:.0} detect {:.0} graph {:.1} prompt {:.1} policy {:.0} act {:.0} ms | {} tokens | ${:.4}{}",
+            "step {} | {} | {} | capture {:.0} detect {:.0} graph {:.1} prompt {:.1} policy {:.0} act {:.0} ms | {} tokens{} | ${:.4}{}",
             s.step,
             parts.task.id,
             s.last_action,
@@ -170,6 +170,11 @@ pub fn run(ctx: &AppContext, args: &PlayArgs) -> Result<ExitCode> {
             t.policy,
             t.act,
             s.tokens,
+            if s.cached_tokens > 0 {
+                format!(" ({} cached)", s.cached_tokens)
+            } else {
+                String::new()
+            },
             s.cost_usd,
             if s.note.is_empty() { String::new() } else { format!(" | {}", s.note) }
         ));

@@ -1,5 +1,6 @@
-//! `vistawise policy prompt|ask|schema|grammar`: the policy's prompt for a frame, one LLM decision
-//! on it (validated, nothing sent to the game), and the output constraints.
+//! `vistawise policy prompt|ask|schema|grammar|cases|eval`: the policy's prompt for a frame, one
+//! LLM decision on it (validated, nothing sent to the game), the output constraints, and the
+//! decision benchmark.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -28,6 +29,11 @@ pub enum PolicyCommand {
     Schema(WindowArgs),
     /// Print the GBNF grammar structured mode sends to llama.cpp servers.
     Grammar(WindowArgs),
+    /// Write the decision benchmark's cases from winning sessions (one file per session).
+    Cases(super::policy_eval::CasesArgs),
+    /// Score the configured LLM on the decision benchmark's cases: valid calls, same skill,
+    /// agreement with the accepted calls, tokens (cached too), time and cost.
+    Eval(super::policy_eval::EvalArgs),
 }
 
 #[derive(Args)]
@@ -65,15 +71,19 @@ pub fn run(ctx: &AppContext, cmd: &PolicyCommand) -> Result<ExitCode> {
         PolicyCommand::Prompt(args) => prompt_cmd(ctx, args, false),
         PolicyCommand::Ask(args) => prompt_cmd(ctx, args, true),
         PolicyCommand::Plan(args) => plan_cmd(ctx, args),
+        PolicyCommand::Cases(args) => super::policy_eval::cases(ctx, args),
+        PolicyCommand::Eval(args) => super::policy_eval::eval(ctx, args),
         PolicyCommand::Schema(args) => {
             let (profile, (w, h)) = profile_and_size(ctx, args)?;
-            let schema = constrain::response_format(&profile.skills, w, h);
+            let bound = ctx.config().llm.reasoning_max_chars;
+            let schema = constrain::response_format(&profile.skills, w, h, bound);
             println!("{}", serde_json::to_string_pretty(&schema)?);
             Ok(ExitCode::SUCCESS)
         }
         PolicyCommand::Grammar(args) => {
             let (profile, (w, h)) = profile_and_size(ctx, args)?;
-            print!("{}", constrain::gbnf(&profile.skills, w, h));
+            let bound = ctx.config().llm.reasoning_max_chars;
+            print!("{}", constrain::gbnf(&profile.skills, w, h, bound));
             Ok(ExitCode::SUCCESS)
         }
     }

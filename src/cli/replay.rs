@@ -11,6 +11,7 @@ use vistawise::agent::replay::{self, ReplayPolicy, StepDiff};
 use vistawise::agent::session::Session;
 use vistawise::perception::{Detector, runtime};
 use vistawise::policy::planner::{Planner, PlannerConfig};
+use vistawise::policy::usage_summary::{Spent, UsageSummary};
 use vistawise::policy::{LlmClient, LlmPolicy, PriceTable};
 
 use super::AppContext;
@@ -135,6 +136,17 @@ pub fn run(ctx: &AppContext, args: &ReplayArgs) -> Result<ExitCode> {
         }
     })?;
     let changed = diffs.iter().filter(|d| d.decision_changed()).count();
+    // The LLM's decisions only (a step the success check decided asked nothing).
+    let asked: Vec<Spent> = diffs
+        .iter()
+        .filter(|d| d.usage.total() > 0)
+        .map(|d| Spent {
+            usage: d.usage,
+            seconds: d.policy_s,
+            cost_usd: d.cost_usd,
+        })
+        .collect();
+    let spent = (args.policy == ReplayPolicyArg::Llm).then(|| UsageSummary::of(&asked));
     if json {
         println!(
             "{}",
@@ -142,11 +154,15 @@ pub fn run(ctx: &AppContext, args: &ReplayArgs) -> Result<ExitCode> {
                 "session": args.session,
                 "steps": diffs.len(),
                 "decisions_changed": changed,
+                "llm": spent,
                 "diffs": diffs,
             }))?
         );
     } else {
         println!("{changed} of {} decisions changed", diffs.len());
+        if let Some(s) = &spent {
+            println!("LLM {}", s.line());
+        }
     }
     Ok(if changed == 0 {
         ExitCode::SUCCESS

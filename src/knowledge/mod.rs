@@ -11,4 +11,4 @@ pub mod text;
 pub use embed::{VisualState, embed};
 pub use graph::{GraphError, KnowledgeGraph, Relation};
 pub use pool::{PathLimits, PathReport, Strategy, Subgraph, pool};
-pub use text::{PooledText, textualize};
+pub use text::{PooledText, ScreenText, SlotLabel, textualize};

@@ -19,8 +19,48 @@ pub struct PooledText {
     pub environment: String,
 }
 
+/// Where the status lines place things: world objects as offsets from the crosshair (the
+/// way `turn` takes them), icons by the slot they sit on. Without a crosshair positions are
+/// absolute; without slots icons are unnamed.
+#[derive(Debug, Clone, Default)]
+pub struct ScreenText {
+    pub crosshair: Option<(f32, f32)>,
+    pub slots: Vec<SlotLabel>,
+}
+
+/// A GUI slot as the inventory line names it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SlotLabel {
+    pub centre: (f32, f32),
+    /// How far from the centre (both axes, pixels) an icon still sits on the slot.
+    pub tolerance: f32,
+    /// "hotbar key 3" (the HUD, drawn over the world) or the slot's location
+    /// ("inventory.craft.0").
+    pub label: String,
+    /// On the HUD: listed after an open screen's slots, whose items the GUI skills take.
+    pub hud: bool,
+}
+
+impl ScreenText {
+    /// The slot an icon centred at (x, y) sits on: the nearest within its tolerance.
+    fn slot_of(&self, x: f32, y: f32) -> Option<&SlotLabel> {
+        let d = |s: &SlotLabel| (s.centre.0 - x).powi(2) + (s.centre.1 - y).powi(2);
+        self.slots
+            .iter()
+            .filter(|s| {
+                (s.centre.0 - x).abs() <= s.tolerance && (s.centre.1 - y).abs() <= s.tolerance
+            })
+            .min_by(|a, b| d(a).total_cmp(&d(b)))
+    }
+}
+
 /// Textualizes the pooled subgraph; status lines cover the pooled nodes that were seen.
-pub fn textualize(kg: &KnowledgeGraph, pooled: &Subgraph, visual: &VisualState) -> PooledText {
+pub fn textualize(
+    kg: &KnowledgeGraph,
+    pooled: &Subgraph,
+    visual: &VisualState,
+    screen: &ScreenText,
+) -> PooledText {
     let mut facts: Vec<(String, &str, String)> = pooled
         .edges
         .iter()
@@ -45,14 +85,27 @@ pub fn textualize(kg: &KnowledgeGraph, pooled: &Subgraph, visual: &VisualState) 
         .iter()
         .filter(|(_, a)| !a.icons.is_empty())
         .map(|(name, a)| {
-            let slots = a
+            let mut icons: Vec<(bool, String)> = a
                 .icons
                 .iter()
-                .map(|i| match i.count {
-                    // A read stack count: how many, not only where.
-                    Some(n) => format!("({:.0}, {:.0}) x{n}", i.x, i.y),
-                    None => format!("({:.0}, {:.0})", i.x, i.y),
+                .map(|i| {
+                    let mut text = format!("({:.0}, {:.0})", i.x, i.y);
+                    if let Some(n) = i.count {
+                        // A read stack count: how many, not only where.
+                        text.push_str(&format!(" x{n}"));
+                    }
+                    let slot = screen.slot_of(i.x, i.y);
+                    if let Some(slot) = slot {
+                        text.push_str(&format!(" [{}]", slot.label));
+                    }
+                    (slot.is_some_and(|s| s.hud), text)
                 })
+                .collect();
+            // An open screen's slots first: the HUD under it is not where GUI skills take from.
+            icons.sort_by_key(|(hud, _)| *hud);
+            let slots = icons
+                .into_iter()
+                .map(|(_, t)| t)
                 .collect::<Vec<_>>()
                 .join(", ");
             let n = a.icons.len();
@@ -66,10 +119,14 @@ pub fn textualize(kg: &KnowledgeGraph, pooled: &Subgraph, visual: &VisualState) 
         .iter()
         .flat_map(|(name, a)| {
             a.entities.iter().map(move |e| {
+                let at = match screen.crosshair {
+                    Some((cx, cy)) => {
+                        format!("at ({:+.0}, {:+.0}) from the crosshair", e.x - cx, e.y - cy)
+                    }
+                    None => format!("at ({:.0}, {:.0})", e.x, e.y),
+                };
                 format!(
-                    "{name} at ({:.0}, {:.0}), size {:.0}x{:.0}, {}",
-                    e.x,
-                    e.y,
+                    "{name} {at}, size {:.0}x{:.0}, {}",
                     e.w,
                     e.h,
                     if e.in_reach {
@@ -192,7 +249,7 @@ mod tests {
             limits,
             Strategy::PspThenEmp,
         );
-        let text = textualize(&kg, &pooled, &visual);
+        let text = textualize(&kg, &pooled, &visual, &ScreenText::default());
         assert_eq!(
             text.knowledge,
             "Log is used to craft Planks.\nPlayer can mine Trunk.\nTrunk outputs Log."
@@ -202,8 +259,32 @@ mod tests {
             text.environment,
             "Trunk at (640, 360), size 120x300, within reach"
         );
-        let again = textualize(&kg, &pooled, &visual);
+        let again = textualize(&kg, &pooled, &visual, &ScreenText::default());
         assert_eq!(text, again);
+        // With the crosshair and the slots: offsets as `turn` takes them, slots by name, an
+        // open screen's slot before the HUD's.
+        let slot = |x: f32, label: &str, hud: bool| SlotLabel {
+            centre: (x, 655.0),
+            tolerance: 20.0,
+            label: label.into(),
+            hud,
+        };
+        let screen = ScreenText {
+            crosshair: Some((600.0, 400.0)),
+            slots: vec![
+                slot(410.0, "hotbar key 1", true),
+                slot(455.0, "inventory.main.0", false),
+            ],
+        };
+        let text = textualize(&kg, &pooled, &visual, &screen);
+        assert_eq!(
+            text.inventory,
+            "Log: 2 slots at (452, 655) x3 [inventory.main.0], (412, 655) [hotbar key 1]"
+        );
+        assert_eq!(
+            text.environment,
+            "Trunk at (+40, -40) from the crosshair, size 120x300, within reach"
+        );
         let dot = to_dot(&kg, &pooled, &visual);
         assert!(
             dot.contains("\"Trunk\" -> \"Log\" [label=\"outputs\", color=\"#1f77b4\""),

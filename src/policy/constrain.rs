@@ -8,7 +8,18 @@ use crate::skills::SkillLibrary;
 use crate::skills::library::ParamType;
 
 /// `{"reasoning", "skill", "args"}` with one alternative per skill; x/y ranges are the window's.
-pub fn json_schema(library: &SkillLibrary, window_w: u32, window_h: u32) -> Json {
+/// The properties come in that order (models write them in the schema's order: reasoning
+/// first, so the call follows from it); `reasoning_max_chars` bounds the reasoning (0: no bound).
+pub fn json_schema(
+    library: &SkillLibrary,
+    window_w: u32,
+    window_h: u32,
+    reasoning_max_chars: u32,
+) -> Json {
+    let mut reasoning = json!({"type": "string"});
+    if reasoning_max_chars > 0 {
+        reasoning["maxLength"] = json!(reasoning_max_chars);
+    }
     let alternatives: Vec<Json> = library
         .skills
         .iter()
@@ -33,7 +44,7 @@ pub fn json_schema(library: &SkillLibrary, window_w: u32, window_h: u32) -> Json
             json!({
                 "type": "object",
                 "properties": {
-                    "reasoning": {"type": "string"},
+                    "reasoning": reasoning,
                     "skill": {"type": "string", "enum": [s.name]},
                     "args": {
                         "type": "object",
@@ -51,21 +62,32 @@ pub fn json_schema(library: &SkillLibrary, window_w: u32, window_h: u32) -> Json
 }
 
 /// The OpenAI-style `response_format` for [`json_schema`].
-pub fn response_format(library: &SkillLibrary, window_w: u32, window_h: u32) -> Json {
+pub fn response_format(
+    library: &SkillLibrary,
+    window_w: u32,
+    window_h: u32,
+    reasoning_max_chars: u32,
+) -> Json {
     json!({
         "type": "json_schema",
         "json_schema": {
             "name": "skill_call",
             "strict": true,
-            "schema": json_schema(library, window_w, window_h)
+            "schema": json_schema(library, window_w, window_h, reasoning_max_chars)
         }
     })
 }
 
-/// A GBNF grammar for llama.cpp: one line of reasoning, then `Action: skill(args)` with each
-/// skill's arguments in their ranges (x/y within the window). A grammar cannot say everything
-/// (float ranges are approximate), so answers are still validated.
-pub fn gbnf(library: &SkillLibrary, window_w: u32, window_h: u32) -> String {
+/// A GBNF grammar for llama.cpp: one line of reasoning (at most `reasoning_max_chars`
+/// characters, 0: unbounded), then `Action: skill(args)` with each skill's arguments in their
+/// ranges (x/y within the window). A grammar cannot say everything (float ranges are
+/// approximate), so answers are still validated.
+pub fn gbnf(
+    library: &SkillLibrary,
+    window_w: u32,
+    window_h: u32,
+    reasoning_max_chars: u32,
+) -> String {
     let mut rules = Vec::new();
     let mut alternatives = Vec::new();
     for (i, s) in library.skills.iter().enumerate() {
@@ -90,7 +112,13 @@ pub fn gbnf(library: &SkillLibrary, window_w: u32, window_h: u32) -> String {
     }
     let mut out = String::new();
     out.push_str("root ::= reasoning \"\\nAction: \" call\n");
-    out.push_str("reasoning ::= [^\\n]*\n");
+    if reasoning_max_chars > 0 {
+        out.push_str(&format!(
+            "reasoning ::= [^\\n]{{0,{reasoning_max_chars}}}\n"
+        ));
+    } else {
+        out.push_str("reasoning ::= [^\\n]*\n");
+    }
     out.push_str(&format!("call ::= {}\n", alternatives.join(" | ")));
     for r in rules {
         out.push_str(&r);
@@ -192,6 +220,43 @@ mod tests {
         }
         re.push('$');
         regex::Regex::new(&re).expect("regex")
+    }
+
+    #[test]
+    fn the_schema_asks_for_bounded_reasoning_first_then_the_skill_then_its_args() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let library = crate::skills::GameProfile::load(root, "minecraft")
+            .expect("profile")
+            .skills;
+        let schema = json_schema(&library, 1280, 720, 600);
+        let first = &schema["anyOf"][0];
+        let order: Vec<&str> = first["properties"]
+            .as_object()
+            .expect("properties")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(order, ["reasoning", "skill", "args"]);
+        // Serialised in that order too: the model reads the text.
+        let text = serde_json::to_string(first).expect("json");
+        let at = |k: &str| text.find(&format!("\"{k}\":{{")).expect(k);
+        assert!(
+            at("reasoning") < at("skill") && at("skill") < at("args"),
+            "{text}"
+        );
+        assert_eq!(first["properties"]["reasoning"]["maxLength"], 600);
+        let unbounded = json_schema(&library, 1280, 720, 0);
+        assert!(
+            unbounded["anyOf"][0]["properties"]["reasoning"]
+                .get("maxLength")
+                .is_none()
+        );
+        let grammar = gbnf(&library, 1280, 720, 600);
+        assert!(
+            grammar.contains("reasoning ::= [^\\n]{0,600}\n"),
+            "{grammar}"
+        );
+        assert!(gbnf(&library, 1280, 720, 0).contains("reasoning ::= [^\\n]*\n"));
     }
 
     #[test]

@@ -74,7 +74,61 @@ pub struct ChatOptions {
 pub struct ChatResponse {
     pub model: Option<String>,
     pub choices: Vec<Choice>,
-    pub usage: Option<Usage>,
+    usage: Option<ReportedUsage>,
+    /// llama.cpp's own figures, beside (or, in older servers, instead of) `usage`'s details.
+    timings: Option<Timings>,
+}
+
+impl ChatResponse {
+    /// The tokens the endpoint reported, with the prompt tokens it took from its prefix cache:
+    /// OpenAI and vLLM say so in `usage.prompt_tokens_details.cached_tokens`, llama.cpp in
+    /// `timings.cache_n`. `None` when the endpoint reported no usage.
+    pub fn usage(&self) -> Option<Usage> {
+        let u = self.usage.as_ref()?;
+        let cached = u
+            .prompt_tokens_details
+            .as_ref()
+            .and_then(|d| d.cached_tokens)
+            .or_else(|| self.timings.as_ref().and_then(|t| t.cache_n))
+            .unwrap_or(0);
+        Some(Usage {
+            prompt_tokens: u.prompt_tokens,
+            completion_tokens: u.completion_tokens,
+            // A cache larger than the prompt is a server's miscount, not a discount.
+            cached_tokens: cached.min(u.prompt_tokens),
+            estimated: false,
+        })
+    }
+
+    /// The text of the first choice ("" when there is none).
+    pub fn text(&self) -> String {
+        self.choices
+            .first()
+            .and_then(|c| c.message.content.clone())
+            .unwrap_or_default()
+    }
+}
+
+/// `usage` as OpenAI-compatible endpoints write it.
+#[derive(Debug, Deserialize)]
+struct ReportedUsage {
+    prompt_tokens: u64,
+    completion_tokens: u64,
+    #[serde(default)]
+    prompt_tokens_details: Option<PromptTokensDetails>,
+}
+
+#[derive(Debug, Deserialize)]
+struct PromptTokensDetails {
+    #[serde(default)]
+    cached_tokens: Option<u64>,
+}
+
+/// llama-server's `timings`: `cache_n` prompt tokens came from the KV cache.
+#[derive(Debug, Deserialize)]
+struct Timings {
+    #[serde(default)]
+    cache_n: Option<u64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -88,14 +142,43 @@ pub struct ResponseMessage {
     pub content: Option<String>,
 }
 
+/// Tokens of one or more requests, as recorded per step.
 #[derive(Debug, Clone, Copy, Default, Deserialize, Serialize, PartialEq, Eq)]
 pub struct Usage {
+    /// Every prompt token, cached ones included.
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// Of `prompt_tokens`, those the endpoint took from its prefix cache (billed at the cached
+    /// price, not recomputed); 0 when the endpoint does not say.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cached_tokens: u64,
     /// Some of these tokens were counted by the agent (o200k_base) because the endpoint reported
     /// no `usage`: the cost cap must not go blind on such an endpoint.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub estimated: bool,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl Usage {
+    /// Adds another request's tokens (an `estimated` part makes the sum estimated).
+    pub fn add(&mut self, other: Usage) {
+        self.prompt_tokens += other.prompt_tokens;
+        self.completion_tokens += other.completion_tokens;
+        self.cached_tokens += other.cached_tokens;
+        self.estimated |= other.estimated;
+    }
+
+    /// Prompt tokens the endpoint had to compute.
+    pub fn uncached_prompt_tokens(&self) -> u64 {
+        self.prompt_tokens.saturating_sub(self.cached_tokens)
+    }
+
+    pub fn total(&self) -> u64 {
+        self.prompt_tokens + self.completion_tokens
+    }
 }
 
 pub struct LlmClient {

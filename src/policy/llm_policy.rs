@@ -99,6 +99,7 @@ pub struct LlmPolicy {
     max_invalid: u32,
     max_tokens: u32,
     temperature: f32,
+    reasoning_max_chars: u32,
 }
 
 impl LlmPolicy {
@@ -111,6 +112,7 @@ impl LlmPolicy {
             max_invalid: config.max_invalid_answers,
             max_tokens: config.max_tokens,
             temperature: config.temperature,
+            reasoning_max_chars: config.reasoning_max_chars,
         }
     }
 
@@ -131,10 +133,16 @@ impl LlmPolicy {
                         library,
                         ctx.window_w,
                         ctx.window_h,
+                        self.reasoning_max_chars,
                     ));
                 }
                 Constrain::Grammar => {
-                    options.grammar = Some(constrain::gbnf(library, ctx.window_w, ctx.window_h));
+                    options.grammar = Some(constrain::gbnf(
+                        library,
+                        ctx.window_w,
+                        ctx.window_h,
+                        self.reasoning_max_chars,
+                    ));
                 }
             }
         }
@@ -178,17 +186,9 @@ impl LlmPolicy {
         for _ in 0..=self.max_invalid {
             let completion = self.client.chat(&messages, &options).await?;
             turn.http_attempts += completion.attempts;
-            let answer = completion
-                .response
-                .choices
-                .first()
-                .and_then(|c| c.message.content.clone())
-                .unwrap_or_default();
-            match completion.response.usage {
-                Some(u) => {
-                    turn.usage.prompt_tokens += u.prompt_tokens;
-                    turn.usage.completion_tokens += u.completion_tokens;
-                }
+            let answer = completion.response.text();
+            match completion.response.usage() {
+                Some(u) => turn.usage.add(u),
                 None => {
                     let sent: Vec<&str> = messages.iter().map(|m| m.content.as_str()).collect();
                     turn.unreported.push((sent.join("\n"), answer.clone()));

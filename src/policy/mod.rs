@@ -8,6 +8,7 @@ pub mod memory;
 pub mod planner;
 pub mod pricing;
 pub mod prompt;
+pub mod usage_summary;
 
 pub use llm_client::{ChatMessage, ChatOptions, LlmClient, LlmError, Usage};
 pub use llm_policy::{Attempt, LlmPolicy, Turn, ValidAction};

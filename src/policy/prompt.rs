@@ -147,8 +147,10 @@ pub fn cot_text(task: &Task) -> String {
 pub fn output_format_text(json_answers: bool) -> &'static str {
     match json_answers {
         false => {
+            // No concrete call as the example: small models copied it every step.
             "Answer the questions briefly, then give exactly one action on the last line, in the \
-             form:\nAction: skill_function(*params)\nfor example: Action: mine_log(2.0)"
+             form:\nAction: skill_function(*params)\nwith the name of one available action and \
+             its parameters as numbers, in the order its format lists them."
         }
         true => {
             "Answer with one JSON object: {\"reasoning\": \"<brief answers to the questions>\", \
@@ -194,6 +196,8 @@ pub struct StepInputs<'a> {
     pub task: &'a Task,
     pub kg: &'a crate::knowledge::KnowledgeGraph,
     pub pooled: &'a crate::knowledge::Subgraph,
+    /// The pooled graph as text (`knowledge::textualize`), made once per step.
+    pub text: &'a PooledText,
     pub visual: &'a crate::knowledge::VisualState,
     pub perception: &'a crate::perception::Perception,
     pub library: &'a SkillLibrary,
@@ -233,7 +237,7 @@ pub fn step_values(inputs: &StepInputs) -> PromptValues {
         task_description: inputs.task.description.clone(),
         crosshair_position: format!("({cx:.0}, {cy:.0})"),
         distance: distance_text(nearest),
-        pooled: crate::knowledge::textualize(inputs.kg, inputs.pooled, inputs.visual),
+        pooled: inputs.text.clone(),
         skill_library: skill_library_text(inputs.library),
         recalled_decisions: inputs.memory.recall_text(inputs.recall_steps),
         long_term_memory: inputs.long_term.to_string(),
