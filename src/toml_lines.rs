@@ -159,7 +159,31 @@ fn merge_tables(base: &mut toml::Table, over: toml::Table) {
 /// 1-based line of a byte offset in `text`. For many offsets in one text use [`LineIndex`]:
 /// this counts from the text's start every time.
 pub fn line_at(text: &str, offset: usize) -> usize {
-    text[..offset.min(text.len())].matches('\n').count() + 1
+    let end = offset.min(text.len());
+    scanned(end);
+    text[..end].matches('\n').count() + 1
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Bytes line-number lookups read on this thread: a loader that asks [`line_at`] per item
+    /// reads the file once per item (quadratic), one that uses [`LineIndex`] about once.
+    static SCANNED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts `bytes` read by a line-number lookup (tests only: the work-counting tests).
+#[inline]
+fn scanned(bytes: usize) {
+    #[cfg(test)]
+    SCANNED.with(|c| c.set(c.get() + bytes as u64));
+    #[cfg(not(test))]
+    let _ = bytes;
+}
+
+/// Bytes line-number lookups have read on this thread so far (tests only).
+#[cfg(test)]
+pub fn scanned_bytes() -> u64 {
+    SCANNED.with(std::cell::Cell::get)
 }
 
 /// The line starts of one text, found in one pass: a line lookup is then a binary search. A
@@ -172,6 +196,7 @@ pub struct LineIndex {
 
 impl LineIndex {
     pub fn new(text: &str) -> Self {
+        scanned(text.len());
         let starts = std::iter::once(0)
             .chain(text.match_indices('\n').map(|(i, _)| i + 1))
             .collect();
