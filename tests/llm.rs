@@ -743,3 +743,115 @@ fn policy_eval_scores_answers_against_the_accepted_calls_of_the_committed_cases(
     assert!(!out.status.success());
     assert!(err.contains("--game minecraft-web policy eval"), "{err}");
 }
+
+/// `play --policy subgoal` over the detector fixture frames (dry run) against a scripted
+/// endpoint: the session's lines.
+fn play_subgoal(answers: Vec<String>, steps: &str) -> (Vec<Value>, usize) {
+    let rt = runtime();
+    let server = rt.block_on(MockServer::start());
+    rt.block_on(
+        Mock::given(method("POST"))
+            .and(path("/v1/chat/completions"))
+            .respond_with(Scripted(answers, Default::default()))
+            .mount(&server),
+    );
+    let sessions = tempfile::tempdir().expect("tmp");
+    let out = support::binary()
+        .args(["--set", &format!("llm.base_url={}/v1", server.uri())])
+        .args([
+            "--set",
+            "llm.model=local-test",
+            "--set",
+            "llm.api_key_env=VW_TEST_NO_KEY",
+        ])
+        .args([
+            "--set",
+            "llm.output_mode=text",
+            "--set",
+            "llm.max_invalid_answers=1",
+        ])
+        .args([
+            "play",
+            "--task",
+            "planks",
+            "--policy",
+            "subgoal",
+            "--dry-run",
+        ])
+        .args(["--max-steps", steps, "--session-id", "s", "--frames"])
+        .arg(support::fixture("detector/images"))
+        .env_remove("DISPLAY")
+        .env("VISTAWISE_ORT_LIB", support::ort_lib())
+        .env(
+            "VISTAWISE_DETECTOR__MODEL",
+            "tests/fixtures/detector/tiny-raw.onnx",
+        )
+        .env("VISTAWISE_SESSION__DIR", sessions.path())
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success() || out.status.code() == Some(1),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(sessions.path().join("s/session.jsonl")).expect("session");
+    let lines = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .collect();
+    let requests = rt
+        .block_on(server.received_requests())
+        .expect("recording")
+        .len();
+    (lines, requests)
+}
+
+#[test]
+fn the_subgoal_policy_asks_for_an_item_once_and_the_planner_works_toward_it() {
+    // The LLM names the planks (in its own words); the planner then acts every step without
+    // asking again until they are obtained.
+    let (lines, requests) = play_subgoal(vec!["A log makes planks.\nGoal: **planks**".into()], "3");
+    let steps: Vec<&Value> = lines.iter().filter(|v| v["kind"] == "step").collect();
+    assert_eq!(steps.len(), 3);
+    assert_eq!(requests, 1, "asked once for three steps");
+    for s in &steps {
+        assert_eq!(s["validation"], "valid", "{s}");
+        assert!(
+            s["reasoning"]
+                .as_str()
+                .is_some_and(|r| r.starts_with("goal Planks")),
+            "{s}"
+        );
+    }
+    assert_eq!(
+        steps[0]["attempts"][0]["answer"],
+        "A log makes planks.\nGoal: **planks**"
+    );
+    assert_eq!(steps[0]["usage"]["prompt_tokens"], 1000);
+    // The question listed the items the planner can obtain, in the skill library's place.
+    assert!(
+        steps[0]["prompt"].is_string(),
+        "the step keeps the action prompt"
+    );
+
+    // An item that is not an option is sent back once (max_invalid_answers = 1), then the step
+    // has no action and the next step asks again.
+    let (lines, requests) = play_subgoal(
+        vec![
+            "Goal: Diamond".into(),
+            "Goal: a tree".into(),
+            "Goal: Planks".into(),
+        ],
+        "2",
+    );
+    let steps: Vec<&Value> = lines.iter().filter(|v| v["kind"] == "step").collect();
+    assert_eq!(requests, 3);
+    assert_eq!(steps[0]["validation"], "no goal named", "{}", steps[0]);
+    let rejected = steps[0]["attempts"][0]["rejected"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(rejected.contains("\"Diamond\" is not one of"), "{rejected}");
+    assert!(steps[0]["action"].is_null());
+    assert_eq!(steps[1]["validation"], "valid", "{}", steps[1]);
+}

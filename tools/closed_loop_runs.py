@@ -23,6 +23,7 @@ Usage (from the repository root, after cargo build; stdlib only):
     python3 tools/closed_loop_runs.py --game minecraft-web --chain iron --runs 15 --first-seed 701
     python3 tools/closed_loop_runs.py --runs 10 [--policy planner] [--world 2024] [--out out/closed-loop-runs]
     python3 tools/closed_loop_runs.py --runs 3 --policy llm -- --set llm.base_url=http://127.0.0.1:8080/v1
+    python3 tools/closed_loop_runs.py --game minecraft-web --tasks 2 --runs 10 --policy subgoal -- --set llm.base_url=http://127.0.0.1:8088/v1 --set llm.model=local-qwen2.5-coder-1.5b
     python3 tools/closed_loop_runs.py --runs 5 --tasks 6 --keep stone_pickaxe:default:cobble:2   # too few cobblestones
     python3 tools/closed_loop_runs.py --runs 5 --tasks 4 --biome taiga,coniferous_forest --trunk default:pine_tree
 Arguments after `--` go to every `vistawise play`.
@@ -369,7 +370,7 @@ def main() -> int:
     ap.add_argument("--first-seed", type=int, default=1, help="view_near seeds are first..first+runs-1")
     ap.add_argument("--world", type=int, default=None,
                     help="world seed (default: 2024 for minetest, 20241024 for minecraft-web)")
-    ap.add_argument("--policy", default="planner", choices=["planner", "llm"])
+    ap.add_argument("--policy", default="planner", choices=["planner", "llm", "subgoal"])
     ap.add_argument("--bin", default=str(Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
                                          / "debug/vistawise"))
     ap.add_argument("--out", default=str(REPO / "out/closed-loop-runs"))

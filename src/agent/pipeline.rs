@@ -16,6 +16,7 @@ use crate::perception::{self, DetectOptions, Detection, Detector, Perception, Sp
 use crate::policy::llm_policy::answers_in_json;
 use crate::policy::planner::{PlanStep, Planner, View};
 use crate::policy::prompt::{self, StepInputs};
+use crate::policy::subgoal::{self, SubgoalPolicy};
 use crate::policy::{
     Attempt, LlmPolicy, MemoryStack, PromptTemplate, TokenCounter, Usage, ValidAction,
 };
@@ -319,6 +320,119 @@ pub fn planner_decision(
             cost_usd: Some(0.0),
             ..Decision::default()
         },
+    }
+}
+
+/// The sub-goal policy's step: the planner works toward the current goal; when the goal is
+/// obtained, the planner is stuck, or there is none, the LLM is asked (at most once a step) to
+/// name the next item from the options, with the step's prompt whose action list and answer
+/// format are the goal question's.
+pub async fn subgoal_decision(
+    parts: &Parts,
+    policy: &mut SubgoalPolicy,
+    perception: &Perception,
+    graph: &GraphView,
+    memory: &MemoryStack,
+    long_term: &str,
+) -> Result<Decision, crate::policy::LlmError> {
+    let (w, h) = (perception.frame_w, perception.frame_h);
+    let layout = layout(parts, w, h);
+    let view = View {
+        kg: &parts.kg,
+        visual: &graph.visual,
+        perception,
+        layout: &layout,
+    };
+    let mut asked: Option<crate::policy::Choice> = None;
+    loop {
+        if let Some(goal) = policy.goal {
+            let name = parts.kg.name(goal).to_string();
+            match policy.planner.next(goal, &view) {
+                PlanStep::Act(call, why) => {
+                    let reasoning = match &asked {
+                        Some(c) => format!("goal {name} (asked: {})\n{why}", summary(&c.reasoning)),
+                        None => format!("goal {name}: {why}"),
+                    };
+                    let mut d = validate_call(parts, call, reasoning, w, h);
+                    add_choice(&mut d, asked);
+                    return Ok(d);
+                }
+                PlanStep::Done if goal == parts.target => {
+                    let mut d = Decision {
+                        done: true,
+                        validation: "done".into(),
+                        cost_usd: Some(0.0),
+                        ..Decision::default()
+                    };
+                    add_choice(&mut d, asked);
+                    return Ok(d);
+                }
+                PlanStep::Done => {
+                    policy.last_outcome = Some(format!("{name} was obtained"));
+                    policy.goal = None;
+                }
+                PlanStep::Stuck(why) => {
+                    policy.last_outcome =
+                        Some(format!("the controller could not get {name}: {why}"));
+                    policy.goal = None;
+                }
+            }
+        }
+        if asked.is_some() {
+            break;
+        }
+        let options = policy.options(&parts.kg, &graph.pooled, parts.target);
+        let json = answers_in_json(parts.config.llm.output_mode, parts.config.llm.constrain);
+        let mut values = prompt::step_values(&StepInputs {
+            task: &parts.task,
+            kg: &parts.kg,
+            pooled: &graph.pooled,
+            text: &graph.text,
+            visual: &graph.visual,
+            perception,
+            library: &parts.profile.skills,
+            memory,
+            recall_steps: parts.config.memory.recall_steps,
+            long_term,
+            json_answers: json,
+        });
+        values.skill_library = subgoal::goal_library_text(&options);
+        values.output_format = subgoal::goal_format_text(json, policy.last_outcome.as_deref());
+        let question = parts.template.render(&values);
+        let choice = policy.llm.choose(&question, &options).await?;
+        policy.goal = choice.goal.as_deref().and_then(|g| parts.kg.node(g));
+        let none = policy.goal.is_none();
+        asked = Some(choice);
+        if none {
+            break;
+        }
+    }
+    let mut d = Decision {
+        validation: match &policy.last_outcome {
+            Some(o) => format!("no goal to work toward ({o})"),
+            None => "no goal named".into(),
+        },
+        cost_usd: Some(0.0),
+        ..Decision::default()
+    };
+    add_choice(&mut d, asked);
+    Ok(d)
+}
+
+/// The first line of a reasoning text, shortened.
+fn summary(reasoning: &str) -> String {
+    crate::policy::memory::summarize(reasoning)
+}
+
+/// Puts the goal question's answers, tokens and cost into the step's decision.
+fn add_choice(d: &mut Decision, choice: Option<crate::policy::Choice>) {
+    if let Some(c) = choice {
+        d.attempts = c.attempts;
+        d.usage.add(c.usage);
+        d.cost_usd = match (d.cost_usd, c.cost_usd) {
+            (Some(a), Some(b)) => Some(a + b),
+            _ => None,
+        };
     }
 }
 

@@ -10,6 +10,7 @@ use crate::capture::windows::WindowInfo;
 use crate::longterm::{LongTermMemory, Query, Tracker, TrackerEvent, episode, howto};
 use crate::perception::{Detector, DetectorError};
 use crate::policy::planner::Planner;
+use crate::policy::subgoal::SubgoalPolicy;
 use crate::policy::{ChatOptions, LlmClient, LlmError, LlmPolicy, MemoryStack};
 use crate::skills::{
     EnigoBackend, ExecError, Executed, InputError, StopFlag, StopReason, WindowRect, execute,
@@ -22,6 +23,8 @@ use super::success::{SuccessCheck, Verdict};
 pub enum PolicyChoice {
     Llm(Box<LlmPolicy>),
     Planner(Box<Planner>),
+    /// The LLM names the next item, the planner obtains it (`policy::subgoal`).
+    Subgoal(Box<SubgoalPolicy>),
 }
 
 impl PolicyChoice {
@@ -29,6 +32,7 @@ impl PolicyChoice {
         match self {
             PolicyChoice::Llm(_) => "llm",
             PolicyChoice::Planner(_) => "planner",
+            PolicyChoice::Subgoal(_) => "subgoal",
         }
     }
 }
@@ -390,6 +394,26 @@ pub fn play(
                     PolicyChoice::Planner(p) => {
                         pipeline::planner_decision(parts, p, &perception, &graph)
                     }
+                    PolicyChoice::Subgoal(sp) => match until_stopped(
+                        &runtime,
+                        stop,
+                        pipeline::subgoal_decision(
+                            parts,
+                            sp,
+                            &perception,
+                            &graph,
+                            &memory,
+                            &long_term_text,
+                        ),
+                    ) {
+                        Some(Ok(d)) => d,
+                        Some(Err(e)) => llm_failure(e),
+                        None => Decision {
+                            validation: "stopped while waiting for the LLM".into(),
+                            cost_usd: Some(0.0),
+                            ..Decision::default()
+                        },
+                    },
                     PolicyChoice::Llm(llm) => match until_stopped(
                         &runtime,
                         stop,

@@ -12,6 +12,7 @@ use vistawise::agent::session::Recorder;
 use vistawise::capture::windows;
 use vistawise::perception::{Detector, runtime};
 use vistawise::policy::planner::{Planner, PlannerConfig};
+use vistawise::policy::subgoal::SubgoalPolicy;
 use vistawise::policy::{LlmClient, LlmPolicy, PriceTable, PromptTemplate, TokenCounter};
 use vistawise::skills::{GameProfile, StopFlag, emergency};
 
@@ -22,6 +23,8 @@ use super::kg::{GraphArgs, load};
 pub enum PolicyArg {
     Llm,
     Planner,
+    /// The LLM names the next item to obtain, the planner obtains it.
+    Subgoal,
 }
 
 #[derive(Args)]
@@ -31,7 +34,8 @@ pub struct PlayArgs {
     pub task: String,
     #[command(flatten)]
     pub graph: GraphArgs,
-    /// Who decides: the LLM of [llm], or the deterministic planner.
+    /// Who decides: the LLM of [llm], the deterministic planner, or both (`subgoal`: the LLM
+    /// names the next item, the planner obtains it).
     #[arg(long, value_enum, default_value_t = PolicyArg::Llm)]
     pub policy: PolicyArg,
     /// Run everything but send no input to the game.
@@ -73,7 +77,7 @@ pub fn run(ctx: &AppContext, args: &PlayArgs) -> Result<ExitCode> {
             &parts.kg,
             &parts.profile.skills,
         )?))),
-        PolicyArg::Llm => {
+        PolicyArg::Llm | PolicyArg::Subgoal => {
             let mut client = LlmClient::new(&config.llm)?;
             if let Some(dir) = &args.record_llm {
                 client = client.record_to(dir)?;
@@ -87,7 +91,18 @@ pub fn run(ctx: &AppContext, args: &PlayArgs) -> Result<ExitCode> {
                     config.llm.prices.display()
                 );
             }
-            PolicyChoice::Llm(Box::new(LlmPolicy::new(client, prices, &config.llm)))
+            let llm = LlmPolicy::new(client, prices, &config.llm);
+            match args.policy {
+                PolicyArg::Subgoal => PolicyChoice::Subgoal(Box::new(SubgoalPolicy::new(
+                    llm,
+                    Planner::new(PlannerConfig::load(
+                        &parts.profile.controls_file,
+                        &parts.kg,
+                        &parts.profile.skills,
+                    )?),
+                ))),
+                _ => PolicyChoice::Llm(Box::new(llm)),
+            }
         }
     };
 

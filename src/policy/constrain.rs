@@ -78,6 +78,31 @@ pub fn response_format(
     })
 }
 
+/// The sub-goal policy's `response_format`: `{"reasoning", "goal"}` with `goal` one of
+/// `options`, reasoning first and bounded as in [`json_schema`].
+pub fn goal_format(options: &[String], reasoning_max_chars: u32) -> Json {
+    let mut reasoning = json!({"type": "string"});
+    if reasoning_max_chars > 0 {
+        reasoning["maxLength"] = json!(reasoning_max_chars);
+    }
+    json!({
+        "type": "json_schema",
+        "json_schema": {
+            "name": "next_goal",
+            "strict": true,
+            "schema": {
+                "type": "object",
+                "properties": {
+                    "reasoning": reasoning,
+                    "goal": {"type": "string", "enum": options}
+                },
+                "required": ["reasoning", "goal"],
+                "additionalProperties": false
+            }
+        }
+    })
+}
+
 /// A GBNF grammar for llama.cpp: one line of reasoning (at most `reasoning_max_chars`
 /// characters, 0: unbounded), then `Action: skill(args)` with each skill's arguments in their
 /// ranges (x/y within the window). A grammar cannot say everything (float ranges are

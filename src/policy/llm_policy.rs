@@ -46,6 +46,57 @@ pub struct Turn {
     pub unreported: Vec<(String, String)>,
 }
 
+/// The sub-goal policy's question answered: the option picked (`None` when every answer
+/// named none), with the answers, tokens and cost.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Choice {
+    pub goal: Option<String>,
+    pub reasoning: String,
+    pub attempts: Vec<Attempt>,
+    pub usage: Usage,
+    pub cost_usd: Option<f64>,
+}
+
+/// The goal an answer names: the last `Goal:` line's item (text) or the `goal` field (JSON),
+/// as the option it matches without regard to case or surrounding quotes and markup; the rest
+/// of the answer is the reasoning.
+pub fn read_goal(answer: &str, json: bool, options: &[String]) -> Result<(String, String), String> {
+    let (named, reasoning) = if json {
+        let v: serde_json::Value =
+            serde_json::from_str(answer.trim()).map_err(|e| format!("not a JSON object: {e}"))?;
+        let goal = v
+            .get("goal")
+            .and_then(|g| g.as_str())
+            .ok_or("no \"goal\" string")?
+            .to_string();
+        let why = v
+            .get("reasoning")
+            .and_then(|r| r.as_str())
+            .unwrap_or_default()
+            .to_string();
+        (goal, why)
+    } else {
+        let line = answer
+            .lines()
+            .rev()
+            .find_map(|l| {
+                let l = l.trim().trim_start_matches(['*', '#', '-', ' ']);
+                let lower = l.to_ascii_lowercase();
+                lower
+                    .starts_with("goal")
+                    .then(|| l[4..].trim_start_matches(['*', ':', '=', ' ']).to_string())
+            })
+            .ok_or("no line `Goal: <item>`")?;
+        (line, answer.to_string())
+    };
+    let clean = named.trim().trim_matches(['`', '"', '\'', '*', '.', ' ']);
+    options
+        .iter()
+        .find(|o| o.eq_ignore_ascii_case(clean))
+        .map(|o| (o.clone(), reasoning))
+        .ok_or_else(|| format!("\"{clean}\" is not one of the items to choose from"))
+}
+
 /// Whether answers are JSON objects (structured mode with a JSON schema) or text.
 pub fn answers_in_json(mode: OutputMode, constrain: Constrain) -> bool {
     mode == OutputMode::Structured && constrain == Constrain::JsonSchema
@@ -225,6 +276,65 @@ impl LlmPolicy {
         }
         turn.cost_usd = self.prices.cost(self.client.model(), turn.usage);
         Ok(turn)
+    }
+
+    /// Asks which of `options` to obtain next (the sub-goal policy): the answer's last
+    /// `Goal: <name>` line (text) or `{"reasoning", "goal"}` (structured, `goal` one of the
+    /// options), matched to an option without regard to case; an answer naming none of them is
+    /// sent back with the options up to `llm.max_invalid_answers` times.
+    pub async fn choose(&self, prompt: &str, options: &[String]) -> Result<Choice, LlmError> {
+        let json = self.json_answers();
+        let mut request = ChatOptions {
+            max_tokens: self.max_tokens,
+            temperature: self.temperature,
+            ..ChatOptions::default()
+        };
+        if json {
+            request.response_format =
+                Some(constrain::goal_format(options, self.reasoning_max_chars));
+        }
+        let mut messages = vec![ChatMessage::user(prompt)];
+        let mut choice = Choice {
+            goal: None,
+            reasoning: String::new(),
+            attempts: Vec::new(),
+            usage: Usage::default(),
+            cost_usd: Some(0.0),
+        };
+        for _ in 0..=self.max_invalid {
+            let completion = self.client.chat(&messages, &request).await?;
+            let answer = completion.response.text();
+            if let Some(u) = completion.response.usage() {
+                choice.usage.add(u);
+            }
+            match read_goal(&answer, json, options) {
+                Ok((goal, reasoning)) => {
+                    choice.attempts.push(Attempt {
+                        answer,
+                        parsed: None,
+                        rejected: None,
+                    });
+                    choice.goal = Some(goal);
+                    choice.reasoning = reasoning;
+                    break;
+                }
+                Err(reason) => {
+                    messages.push(ChatMessage::assistant(answer.clone()));
+                    messages.push(ChatMessage::user(format!(
+                        "Your answer could not be used: {reason}. End with exactly one line \
+                         `Goal: <item>` naming one of: {}.",
+                        options.join(", ")
+                    )));
+                    choice.attempts.push(Attempt {
+                        answer,
+                        parsed: None,
+                        rejected: Some(reason),
+                    });
+                }
+            }
+        }
+        choice.cost_usd = self.prices.cost(self.client.model(), choice.usage);
+        Ok(choice)
     }
 
     /// Counts the tokens of the requests whose response carried no `usage` (o200k_base, the

@@ -8,10 +8,11 @@ pub mod memory;
 pub mod planner;
 pub mod pricing;
 pub mod prompt;
+pub mod subgoal;
 pub mod usage_summary;
 
 pub use llm_client::{ChatMessage, ChatOptions, LlmClient, LlmError, Usage};
-pub use llm_policy::{Attempt, LlmPolicy, Turn, ValidAction};
+pub use llm_policy::{Attempt, Choice, LlmPolicy, Turn, ValidAction};
 pub use memory::MemoryStack;
 pub use pricing::PriceTable;
 pub use prompt::{PromptTemplate, PromptValues, TokenCounter};

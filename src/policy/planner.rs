@@ -711,6 +711,16 @@ impl Planner {
     }
 
     /// The next skill call towards `target`.
+    /// The items a gather or craft rule obtains (`[planner.gather]`, `[planner.craft]`).
+    pub fn obtainable(&self) -> Vec<String> {
+        self.config
+            .gather
+            .keys()
+            .chain(self.config.craft.keys())
+            .cloned()
+            .collect()
+    }
+
     pub fn next(&mut self, target: NodeIndex, view: &View) -> PlanStep {
         let visual = self.without_refuted_hud_icons(view);
         let view = &View {
