@@ -38,7 +38,9 @@ pub struct StepDiff {
     /// recorded answers and the planner.
     pub usage: Usage,
     pub cost_usd: Option<f64>,
-    /// Seconds the replayed policy took to decide.
+    /// Seconds the replayed policy took to decide (in the LLM summary, not in each diff: a
+    /// replay of recorded answers prints the same report every time).
+    #[serde(skip)]
     pub policy_s: f64,
 }
 
