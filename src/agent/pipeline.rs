@@ -150,7 +150,7 @@ pub fn graph_view(parts: &Parts, perception: &Perception) -> GraphView {
         limits,
         Strategy::PspThenEmp,
     );
-    let screen = screen_text(parts, perception.frame_w, perception.frame_h);
+    let screen = screen_text(parts, perception);
     let text = knowledge::textualize(&parts.kg, &pooled, &visual, &screen);
     GraphView {
         visual,
@@ -177,7 +177,21 @@ pub fn build_prompt_with(
     memory: &MemoryStack,
     long_term: &str,
 ) -> (String, usize) {
-    let values = prompt::step_values(&StepInputs {
+    let values = prompt_values(parts, perception, graph, memory, long_term);
+    let text = parts.template.render(&values);
+    let tokens = parts.counter.count(&text);
+    (text, tokens)
+}
+
+/// The template's values for one step.
+fn prompt_values(
+    parts: &Parts,
+    perception: &Perception,
+    graph: &GraphView,
+    memory: &MemoryStack,
+    long_term: &str,
+) -> prompt::PromptValues {
+    prompt::step_values(&StepInputs {
         task: &parts.task,
         kg: &parts.kg,
         pooled: &graph.pooled,
@@ -189,23 +203,22 @@ pub fn build_prompt_with(
         recall_steps: parts.config.memory.recall_steps,
         long_term,
         json_answers: answers_in_json(parts.config.llm.output_mode, parts.config.llm.constrain),
-    });
-    let text = parts.template.render(&values);
-    let tokens = parts.counter.count(&text);
-    (text, tokens)
+    })
 }
 
-/// Where the status lines place things in a w x h frame: the crosshair at its centre, and
-/// every GUI slot named as the prompt names it: "hotbar key N" on the HUD; the bag rows of a
-/// screen by region and index ("main.3": every screen draws them at the same place); other
+/// Where the status lines place things in a frame: the crosshair at its centre, and the slot
+/// each icon sits on named as the prompt names it: "hotbar key N" on the HUD; the bag rows of
+/// a screen by region and index ("main.3": every screen draws them at the same place); other
 /// slots by location ("crafting_table.craft.4").
-pub fn screen_text(parts: &Parts, w: u32, h: u32) -> ScreenText {
+pub fn screen_text(parts: &Parts, perception: &Perception) -> ScreenText {
+    let (w, h) = (perception.frame_w, perception.frame_h);
     let layout = layout(parts, w, h);
-    let tolerance = 10.0 * layout.scale() as f32;
-    let slots = layout
-        .slots(None)
-        .into_iter()
-        .map(|s| {
+    let all = layout.slots(None);
+    let slots = perception
+        .icons
+        .iter()
+        .filter_map(|i| Some((i, layout.slot_under(&all, i.x, i.y)?)))
+        .map(|(i, s)| {
             let hud = s.screen == "hud";
             let region_index = s
                 .location
@@ -220,8 +233,7 @@ pub fn screen_text(parts: &Parts, w: u32, h: u32) -> ScreenText {
                 _ => s.location.clone(),
             };
             SlotLabel {
-                centre: s.centre,
-                tolerance,
+                icon: (i.x, i.y),
                 label,
                 hud,
             }
@@ -383,19 +395,7 @@ pub async fn subgoal_decision(
         }
         let options = policy.options(&parts.kg, &graph.pooled, parts.target);
         let json = answers_in_json(parts.config.llm.output_mode, parts.config.llm.constrain);
-        let mut values = prompt::step_values(&StepInputs {
-            task: &parts.task,
-            kg: &parts.kg,
-            pooled: &graph.pooled,
-            text: &graph.text,
-            visual: &graph.visual,
-            perception,
-            library: &parts.profile.skills,
-            memory,
-            recall_steps: parts.config.memory.recall_steps,
-            long_term,
-            json_answers: json,
-        });
+        let mut values = prompt_values(parts, perception, graph, memory, long_term);
         values.skill_library = subgoal::goal_library_text(&options);
         values.output_format = subgoal::goal_format_text(json, policy.last_outcome.as_deref());
         let question = parts.template.render(&values);

@@ -234,17 +234,12 @@ pub fn accepted_for(
     perception: &Perception,
 ) -> Vec<Accepted> {
     let (w, h) = (perception.frame_w, perception.frame_h);
-    let Ok((skill, bound)) = bind(library, call, w, h) else {
+    let Some((skill, values)) = bound_values(library, call, w, h) else {
         return vec![Accepted {
             skill: call.skill.clone(),
             args: call.args.iter().map(|a| Some([a.value, a.value])).collect(),
         }];
     };
-    let values: Vec<f64> = skill
-        .params
-        .iter()
-        .map(|p| bound.get(&p.name).copied().unwrap_or(f64::NAN))
-        .collect();
     let offset = |i: usize| {
         let p = &skill.params[i];
         p.kind == ParamType::Int && p.min.is_some_and(|m| m < 0.0)
@@ -358,6 +353,23 @@ pub struct CaseResult {
     pub seconds: f64,
 }
 
+/// `call`'s skill and its argument values in the skill's parameter order (named or
+/// positional, as `bind` reads them); `None` when the call does not bind.
+fn bound_values<'l>(
+    library: &'l SkillLibrary,
+    call: &SkillCall,
+    w: u32,
+    h: u32,
+) -> Option<(&'l crate::skills::Skill, Vec<f64>)> {
+    let (skill, bound) = bind(library, call, w, h).ok()?;
+    let values = skill
+        .params
+        .iter()
+        .map(|p| bound.get(&p.name).copied().unwrap_or(f64::NAN))
+        .collect();
+    Some((skill, values))
+}
+
 /// Whether `call` is one of `accept` (its arguments bound to the skill's order).
 pub fn agrees(
     call: &SkillCall,
@@ -366,14 +378,9 @@ pub fn agrees(
     w: u32,
     h: u32,
 ) -> bool {
-    let Ok((skill, bound)) = bind(library, call, w, h) else {
+    let Some((skill, values)) = bound_values(library, call, w, h) else {
         return false;
     };
-    let values: Vec<f64> = skill
-        .params
-        .iter()
-        .map(|p| bound.get(&p.name).copied().unwrap_or(f64::NAN))
-        .collect();
     accept.iter().any(|a| a.accepts(&skill.name, &values))
 }
 

@@ -2,7 +2,7 @@
 //! winning sessions, and a policy's score on them (see `agent::policy_eval`).
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
@@ -139,30 +139,29 @@ pub fn eval(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
         ProgressStyle::with_template("{bar:30} {pos}/{len} cases {msg} ({elapsed})")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
+    let llm = &ctx.config().llm;
+    let template_path = args
+        .prompt_template
+        .clone()
+        .unwrap_or_else(|| llm.prompt_template.clone());
+    let template = vistawise::policy::PromptTemplate::load(&template_path)?;
+    let policy = LlmPolicy::new(LlmClient::new(llm)?, PriceTable::load(&llm.prices)?, llm);
     let mut all: Vec<CaseResult> = Vec::new();
-    let mut template_used = None;
+    let mut per_file: Vec<(String, Score)> = Vec::new();
     for file in &files {
         let mut parts = super::play::load_parts(ctx, &args.graph, &args.root, &file.header.task)?;
-        if let Some(t) = &args.prompt_template {
-            parts.config.llm.prompt_template = t.clone();
-            parts.template = vistawise::policy::PromptTemplate::load(t)?;
-        }
-        template_used = Some(parts.config.llm.prompt_template.clone());
-        let client = LlmClient::new(&parts.config.llm)?;
-        let prices = PriceTable::load(&parts.config.llm.prices)?;
-        let policy = LlmPolicy::new(client, prices, &parts.config.llm);
+        parts.config.llm.prompt_template = template_path.clone();
+        parts.template = template.clone();
         let results = policy_eval::run_file(&parts, &policy, file, &runtime, &mut |r| {
             if let Some(out) = sink.as_mut() {
-                let line = serde_json::to_string(r).map_err(|e| policy_eval::EvalError::Write {
+                let written = serde_json::to_string(r)
+                    .map_err(std::io::Error::other)
+                    .and_then(|line| writeln!(out, "{line}"))
+                    .and_then(|()| out.flush());
+                written.map_err(|e| policy_eval::EvalError::Write {
                     path: args.results.clone().unwrap_or_default(),
                     reason: e.to_string(),
                 })?;
-                writeln!(out, "{line}")
-                    .and_then(|()| out.flush())
-                    .map_err(|e| policy_eval::EvalError::Write {
-                        path: args.results.clone().unwrap_or_default(),
-                        reason: e.to_string(),
-                    })?;
             }
             bar.inc(1);
             bar.set_message(format!(
@@ -173,28 +172,23 @@ pub fn eval(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
             ));
             Ok(())
         })?;
+        let name = file
+            .path
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        per_file.push((name, Score::of(&results)));
         all.extend(results);
     }
     bar.finish_and_clear();
-    let llm = &ctx.config().llm;
     let label = Label {
         model: &llm.model,
         mode: match llm.output_mode {
             vistawise::config::OutputMode::Text => "text".to_string(),
             vistawise::config::OutputMode::Structured => format!("{:?}", llm.constrain),
         },
-        template: template_used.unwrap_or_default(),
+        template: template_path,
     };
-    let mut per_file: Vec<(String, Score)> = Vec::new();
-    for file in &files {
-        let name = file
-            .path
-            .file_name()
-            .map(|f| f.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let results: Vec<CaseResult> = all.iter().filter(|r| r.file == name).cloned().collect();
-        per_file.push((name, Score::of(&results)));
-    }
     let overall = Score::of(&all);
     if args.json {
         println!(
@@ -231,7 +225,7 @@ fn print_table(label: &Label, per_file: &[(String, Score)], overall: &Score) {
         "model {}, mode {}, template {}",
         label.model,
         label.mode,
-        display_name(&label.template)
+        label.template.display()
     );
     println!("| cases | n | valid | same skill | agrees (95% interval) |");
     println!("|---|---:|---:|---:|---:|");
@@ -257,8 +251,4 @@ fn print_table(label: &Label, per_file: &[(String, Score)], overall: &Score) {
         }
     }
     println!("{}", overall.spent.line());
-}
-
-fn display_name(p: &Path) -> String {
-    p.display().to_string()
 }

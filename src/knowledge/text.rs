@@ -21,19 +21,19 @@ pub struct PooledText {
 
 /// Where the status lines place things: world objects as offsets from the crosshair (the
 /// way `turn` takes them), icons by the slot they sit on. Without a crosshair positions are
-/// absolute; without slots icons are unnamed.
+/// absolute; an icon without a slot here is unnamed.
 #[derive(Debug, Clone, Default)]
 pub struct ScreenText {
     pub crosshair: Option<(f32, f32)>,
+    /// The slot of each icon that sits on one (the caller finds them in the GUI layout).
     pub slots: Vec<SlotLabel>,
 }
 
-/// A GUI slot as the inventory line names it.
+/// The slot an icon sits on, as the inventory line names it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SlotLabel {
-    pub centre: (f32, f32),
-    /// How far from the centre (both axes, pixels) an icon still sits on the slot.
-    pub tolerance: f32,
+    /// The icon's centre, as detected.
+    pub icon: (f32, f32),
     /// "hotbar key 3" (the HUD, drawn over the world) or the slot's location
     /// ("inventory.craft.0").
     pub label: String,
@@ -42,15 +42,8 @@ pub struct SlotLabel {
 }
 
 impl ScreenText {
-    /// The slot an icon centred at (x, y) sits on: the nearest within its tolerance.
     fn slot_of(&self, x: f32, y: f32) -> Option<&SlotLabel> {
-        let d = |s: &SlotLabel| (s.centre.0 - x).powi(2) + (s.centre.1 - y).powi(2);
-        self.slots
-            .iter()
-            .filter(|s| {
-                (s.centre.0 - x).abs() <= s.tolerance && (s.centre.1 - y).abs() <= s.tolerance
-            })
-            .min_by(|a, b| d(a).total_cmp(&d(b)))
+        self.slots.iter().find(|s| s.icon == (x, y))
     }
 }
 
@@ -264,16 +257,15 @@ mod tests {
         // With the crosshair and the slots: offsets as `turn` takes them, slots by name, an
         // open screen's slot before the HUD's.
         let slot = |x: f32, label: &str, hud: bool| SlotLabel {
-            centre: (x, 655.0),
-            tolerance: 20.0,
+            icon: (x, 655.0),
             label: label.into(),
             hud,
         };
         let screen = ScreenText {
             crosshair: Some((600.0, 400.0)),
             slots: vec![
-                slot(410.0, "hotbar key 1", true),
-                slot(455.0, "inventory.main.0", false),
+                slot(412.0, "hotbar key 1", true),
+                slot(452.0, "inventory.main.0", false),
             ],
         };
         let text = textualize(&kg, &pooled, &visual, &screen);

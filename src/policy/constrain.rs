@@ -16,10 +16,7 @@ pub fn json_schema(
     window_h: u32,
     reasoning_max_chars: u32,
 ) -> Json {
-    let mut reasoning = json!({"type": "string"});
-    if reasoning_max_chars > 0 {
-        reasoning["maxLength"] = json!(reasoning_max_chars);
-    }
+    let reasoning = reasoning_schema(reasoning_max_chars);
     let alternatives: Vec<Json> = library
         .skills
         .iter()
@@ -61,6 +58,15 @@ pub fn json_schema(
     json!({"anyOf": alternatives})
 }
 
+/// The `reasoning` property: a string of at most `max_chars` characters (0: no bound).
+fn reasoning_schema(max_chars: u32) -> Json {
+    let mut reasoning = json!({"type": "string"});
+    if max_chars > 0 {
+        reasoning["maxLength"] = json!(max_chars);
+    }
+    reasoning
+}
+
 /// The OpenAI-style `response_format` for [`json_schema`].
 pub fn response_format(
     library: &SkillLibrary,
@@ -81,10 +87,7 @@ pub fn response_format(
 /// The sub-goal policy's `response_format`: `{"reasoning", "goal"}` with `goal` one of
 /// `options`, reasoning first and bounded as in [`json_schema`].
 pub fn goal_format(options: &[String], reasoning_max_chars: u32) -> Json {
-    let mut reasoning = json!({"type": "string"});
-    if reasoning_max_chars > 0 {
-        reasoning["maxLength"] = json!(reasoning_max_chars);
-    }
+    let reasoning = reasoning_schema(reasoning_max_chars);
     json!({
         "type": "json_schema",
         "json_schema": {
