@@ -855,3 +855,38 @@ fn the_subgoal_policy_asks_for_an_item_once_and_the_planner_works_toward_it() {
     assert!(steps[0]["action"].is_null());
     assert_eq!(steps[1]["validation"], "valid", "{}", steps[1]);
 }
+
+#[test]
+fn a_subgoal_question_whose_endpoint_reports_no_usage_is_counted_and_priced() {
+    let prices = PriceTable::load(&support::repo().join("config/prices.toml")).expect("prices");
+    let counter = vistawise::policy::TokenCounter::o200k().expect("tokenizer");
+    let rt = runtime();
+    rt.block_on(async {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({
+                "choices": [{"message": {"role": "assistant", "content": "Goal: Log"}}]
+            })))
+            .mount(&server)
+            .await;
+        let mut c = config(&server, "VW_TEST_NO_KEY");
+        c.model = "gpt-4o-2024-08-06".into();
+        c.output_mode = OutputMode::Text;
+        let policy = LlmPolicy::new(LlmClient::new(&c).expect("client"), prices, &c);
+        let prompt = "Obtain a log. ".repeat(50);
+        let mut choice = policy
+            .choose(&prompt, &["Log".to_string(), "Planks".to_string()])
+            .await
+            .expect("choice");
+        assert_eq!(choice.goal.as_deref(), Some("Log"));
+        assert_eq!(choice.usage.prompt_tokens, 0, "nothing reported");
+        policy.count_unreported_choice(&mut choice, &counter);
+        // The cost cap is not blind: the agent's own count, priced.
+        assert!(choice.usage.estimated);
+        assert!(choice.usage.prompt_tokens >= counter.count(&prompt) as u64);
+        assert!(
+            choice.cost_usd.expect("gpt-4o has a price") > 0.0,
+            "{choice:?}"
+        );
+    });
+}

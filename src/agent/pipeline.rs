@@ -399,7 +399,10 @@ pub async fn subgoal_decision(
         values.skill_library = subgoal::goal_library_text(&options);
         values.output_format = subgoal::goal_format_text(json, policy.last_outcome.as_deref());
         let question = parts.template.render(&values);
-        let choice = policy.llm.choose(&question, &options).await?;
+        let mut choice = policy.llm.choose(&question, &options).await?;
+        policy
+            .llm
+            .count_unreported_choice(&mut choice, &parts.counter);
         policy.goal = choice.goal.as_deref().and_then(|g| parts.kg.node(g));
         let none = policy.goal.is_none();
         asked = Some(choice);

@@ -55,6 +55,8 @@ pub struct Choice {
     pub attempts: Vec<Attempt>,
     pub usage: Usage,
     pub cost_usd: Option<f64>,
+    /// Requests whose response carried no `usage` ([`LlmPolicy::count_unreported_choice`]).
+    pub unreported: Vec<(String, String)>,
 }
 
 /// The goal an answer names: the last `Goal:` line's item (text) or the `goal` field (JSON),
@@ -300,12 +302,17 @@ impl LlmPolicy {
             attempts: Vec::new(),
             usage: Usage::default(),
             cost_usd: Some(0.0),
+            unreported: Vec::new(),
         };
         for _ in 0..=self.max_invalid {
             let completion = self.client.chat(&messages, &request).await?;
             let answer = completion.response.text();
-            if let Some(u) = completion.response.usage() {
-                choice.usage.add(u);
+            match completion.response.usage() {
+                Some(u) => choice.usage.add(u),
+                None => {
+                    let sent: Vec<&str> = messages.iter().map(|m| m.content.as_str()).collect();
+                    choice.unreported.push((sent.join("\n"), answer.clone()));
+                }
             }
             match read_goal(&answer, json, options) {
                 Ok((goal, reasoning)) => {
@@ -340,14 +347,39 @@ impl LlmPolicy {
     /// Counts the tokens of the requests whose response carried no `usage` (o200k_base, the
     /// prompt's own counter) into the turn's usage and cost, and marks the usage `estimated`.
     pub fn count_unreported(&self, turn: &mut Turn, counter: &TokenCounter) {
-        if turn.unreported.is_empty() {
+        self.count_into(
+            &mut turn.usage,
+            &mut turn.cost_usd,
+            &mut turn.unreported,
+            counter,
+        );
+    }
+
+    /// [`Self::count_unreported`] for the sub-goal question.
+    pub fn count_unreported_choice(&self, choice: &mut Choice, counter: &TokenCounter) {
+        self.count_into(
+            &mut choice.usage,
+            &mut choice.cost_usd,
+            &mut choice.unreported,
+            counter,
+        );
+    }
+
+    fn count_into(
+        &self,
+        usage: &mut Usage,
+        cost_usd: &mut Option<f64>,
+        unreported: &mut Vec<(String, String)>,
+        counter: &TokenCounter,
+    ) {
+        if unreported.is_empty() {
             return;
         }
-        for (sent, answer) in turn.unreported.drain(..) {
-            turn.usage.prompt_tokens += counter.count(&sent) as u64;
-            turn.usage.completion_tokens += counter.count(&answer) as u64;
+        for (sent, answer) in unreported.drain(..) {
+            usage.prompt_tokens += counter.count(&sent) as u64;
+            usage.completion_tokens += counter.count(&answer) as u64;
         }
-        turn.usage.estimated = true;
-        turn.cost_usd = self.prices.cost(self.client.model(), turn.usage);
+        usage.estimated = true;
+        *cost_usd = self.prices.cost(self.client.model(), *usage);
     }
 }
