@@ -632,6 +632,18 @@ impl wiremock::Respond for Scripted {
     }
 }
 
+/// A local endpoint answering the chat requests with `answers` in turn ([`Scripted`]).
+fn scripted_server(rt: &tokio::runtime::Runtime, answers: Vec<String>) -> MockServer {
+    let server = rt.block_on(MockServer::start());
+    rt.block_on(
+        Mock::given(method("POST"))
+            .and(path("/v1/chat/completions"))
+            .respond_with(Scripted(answers, Default::default()))
+            .mount(&server),
+    );
+    server
+}
+
 #[test]
 fn policy_eval_scores_answers_against_the_accepted_calls_of_the_committed_cases() {
     // The committed cases of the client's log task: the recorded calls, once right, once the
@@ -671,13 +683,7 @@ fn policy_eval_scores_answers_against_the_accepted_calls_of_the_committed_cases(
     answers[1] = as_text(&off);
     answers[2] = "Action: fly_to_the_tree(1)".into();
     let rt = runtime();
-    let server = rt.block_on(MockServer::start());
-    rt.block_on(
-        Mock::given(method("POST"))
-            .and(path("/v1/chat/completions"))
-            .respond_with(Scripted(answers, Default::default()))
-            .mount(&server),
-    );
+    let server = scripted_server(&rt, answers);
     let results = tempfile::tempdir().expect("tmp");
     let results_file = results.path().join("results.jsonl");
     let out = support::binary()
@@ -748,13 +754,7 @@ fn policy_eval_scores_answers_against_the_accepted_calls_of_the_committed_cases(
 /// endpoint: the session's lines.
 fn play_subgoal(answers: Vec<String>, steps: &str) -> (Vec<Value>, usize) {
     let rt = runtime();
-    let server = rt.block_on(MockServer::start());
-    rt.block_on(
-        Mock::given(method("POST"))
-            .and(path("/v1/chat/completions"))
-            .respond_with(Scripted(answers, Default::default()))
-            .mount(&server),
-    );
+    let server = scripted_server(&rt, answers);
     let sessions = tempfile::tempdir().expect("tmp");
     let out = support::binary()
         .args(["--set", &format!("llm.base_url={}/v1", server.uri())])
