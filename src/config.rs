@@ -140,6 +140,9 @@ pub struct LlmConfig {
     /// Structured mode: the longest `reasoning` the schema or grammar lets the model write
     /// (0: unbounded). A small model's reasoning string can loop to `max_tokens`.
     pub reasoning_max_chars: u32,
+    /// The sub-goal policy asks the LLM again after this many steps on one goal without it
+    /// (0: never; the goal may be out of reach where the player is).
+    pub subgoal_max_steps: u32,
     pub prompt_template: PathBuf,
     pub prices: PathBuf,
 }
@@ -367,7 +370,8 @@ impl Config {
         strict!(StrictLlm, LlmConfig, { base_url: String, model: String, api_key_env: String,
             timeout_secs: u64, max_retries: u32, output_mode: OutputMode, temperature: f32, max_tokens: u32,
             retry_backoff_ms: u64, max_invalid_answers: u32, constrain: Constrain,
-            reasoning_max_chars: u32, prompt_template: PathBuf, prices: PathBuf });
+            reasoning_max_chars: u32, subgoal_max_steps: u32, prompt_template: PathBuf,
+            prices: PathBuf });
         strict!(StrictMemory, MemoryConfig, { recall_steps: usize,
             modules: Vec<crate::longterm::Module>, db_dir: PathBuf, top_k: usize,
             lambda_state: f32, lambda_task: f32, lambda_plan: f32, max_revisions: u32,
@@ -557,6 +561,11 @@ impl Config {
             l.reasoning_max_chars <= 20_000,
             "llm.reasoning_max_chars",
             "must be 0-20000 (0: unbounded)",
+        )?;
+        check(
+            l.subgoal_max_steps <= 10_000,
+            "llm.subgoal_max_steps",
+            "must be 0-10000 (0: never ask again before the goal is got)",
         )?;
         check(
             (0.0..=2.0).contains(&l.temperature),

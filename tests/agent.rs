@@ -561,3 +561,151 @@ fn ctrl_c_while_the_llm_is_slow_ends_the_session_at_once() {
     let end = session.end.expect("an end record");
     assert!(end.starts_with("stopped: interrupted"), "{end}");
 }
+
+/// A picture with a different colour in every pixel, so a shifted or swapped capture shows.
+fn pattern(w: u32, h: u32) -> image::RgbImage {
+    image::RgbImage::from_fn(w, h, |x, y| {
+        image::Rgb([
+            (x * 7 % 256) as u8,
+            (y * 11 % 256) as u8,
+            ((x + y) % 256) as u8,
+        ])
+    })
+}
+
+#[test]
+fn the_window_capture_reads_the_shown_pixels_and_follows_the_window() {
+    use vistawise::capture::frame::CaptureError;
+    use vistawise::capture::x11::{Transport, WindowCapture};
+    use x11rb::connection::Connection;
+    use x11rb::protocol::xproto::{ConfigureWindowAux, ConnectionExt};
+    use x11rb::wrapper::ConnectionExt as _;
+
+    let x = XServer::start(1280, 800);
+    let window = TestWindow::open(&x.display, TITLE, 320, 180);
+    let shown = pattern(320, 180);
+    window.show_image(&shown);
+    let mut shared = WindowCapture::open_on(Some(&x.display), window.id, Transport::Auto)
+        .expect("capture over MIT-SHM");
+    let mut core = WindowCapture::open_on(Some(&x.display), window.id, Transport::Core)
+        .expect("capture over the core request");
+    assert!(shared.shared_memory(), "Xvfb offers MIT-SHM");
+    assert!(!core.shared_memory());
+    for capture in [&mut shared, &mut core] {
+        let (image, info) = capture.grab().expect("grab");
+        assert!(image == shown, "the captured pixels are the shown ones");
+        assert_eq!((info.width, info.height, info.id), (320, 180, window.id));
+        assert_eq!(info.title, TITLE);
+        assert!(!info.minimized);
+    }
+
+    // Moved and grown: the capture follows without being opened again.
+    let (_, before) = shared.grab().expect("grab");
+    window
+        .conn
+        .configure_window(
+            window.id,
+            &ConfigureWindowAux::new()
+                .x(before.x + 100)
+                .y(before.y + 50)
+                .width(640)
+                .height(360),
+        )
+        .expect("configure");
+    window.conn.sync().expect("sync");
+    let bigger = pattern(640, 360);
+    support::wait_until(
+        Duration::from_secs(10),
+        || {
+            shared
+                .grab()
+                .is_ok_and(|(_, i)| i.width == 640 && i.x != before.x)
+        },
+        "the window to move and grow",
+    );
+    window.show_image(&bigger);
+    let (image, info) = shared.grab().expect("grab after the move");
+    assert!(image == bigger, "the grown window's pixels come back whole");
+    assert_eq!((info.width, info.height), (640, 360));
+    assert!(
+        shared.shared_memory(),
+        "the shared buffer grew with the window"
+    );
+
+    window.conn.destroy_window(window.id).expect("destroy");
+    window.conn.flush().expect("flush");
+    support::wait_until(
+        Duration::from_secs(10),
+        || matches!(shared.grab(), Err(CaptureError::Gone(id)) if id == window.id),
+        "a grab of the destroyed window to say it is gone",
+    );
+}
+
+#[test]
+fn the_step_bench_times_every_stage_on_frames_captured_from_its_own_window() {
+    let x = XServer::start(1280, 800);
+    let frames = tempfile::tempdir().expect("temp");
+    let wide = frame();
+    for (i, img) in [wide.clone(), image::imageops::flip_horizontal(&wide)]
+        .iter()
+        .enumerate()
+    {
+        img.save(frames.path().join(format!("{i:06}.png")))
+            .expect("frame");
+    }
+    let dir = frames.path().to_str().expect("utf-8 path");
+    let (code, out, err) = run(binary()
+        .args([
+            "bench", "step", "--frames", dir, "--steps", "4", "--warmup", "2",
+        ])
+        .args(["--task", "planks", "--json"])
+        .env("DISPLAY", &x.display)
+        .env("VISTAWISE_ORT_LIB", support::ort_lib())
+        .env(
+            "VISTAWISE_DETECTOR__MODEL",
+            "tests/fixtures/detector/tiny-raw.onnx",
+        ));
+    assert_eq!(code, 0, "{out}{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).expect("JSON report");
+    assert_eq!(report["steps"], 4);
+    assert_eq!(
+        (report["frame_w"].as_u64(), report["frame_h"].as_u64()),
+        (Some(640), Some(360))
+    );
+    assert_eq!(report["shared_memory_capture"], true);
+    assert_eq!(
+        report["capture_mismatches"], 0,
+        "every captured frame is the shown one"
+    );
+    let stages = report["stages"].as_array().expect("stages");
+    let names: Vec<&str> = stages.iter().filter_map(|s| s["stage"].as_str()).collect();
+    assert_eq!(names, vistawise::agent::bench::STAGES);
+    let median = |name: &str| {
+        stages
+            .iter()
+            .find(|s| s["stage"] == name)
+            .and_then(|s| s["median_ms"].as_f64())
+            .expect("stage")
+    };
+    for s in stages {
+        let (min, med) = (
+            s["min_ms"].as_f64().expect("min"),
+            s["median_ms"].as_f64().expect("median"),
+        );
+        assert!(min > 0.0 && min <= med, "{s}");
+    }
+    let overhead = report["overhead"].as_f64().expect("overhead");
+    assert!(overhead.is_finite() && overhead > -1.0, "{overhead}");
+    assert!(report["floor"]["min_ms"].as_f64() > Some(0.0));
+    assert!(median("step") > median("inference"));
+
+    // Frames of two sizes cannot be shown in one window: refused by name.
+    image::RgbImage::new(32, 32)
+        .save(frames.path().join("000009.png"))
+        .expect("odd frame");
+    let (code, _, err) = run(binary()
+        .args(["bench", "step", "--frames", dir, "--capture", "none"])
+        .env("VISTAWISE_ORT_LIB", support::ort_lib()));
+    assert_ne!(code, 0);
+    assert!(err.contains("000009.png is 32x32"), "{err}");
+}

@@ -753,6 +753,12 @@ fn policy_eval_scores_answers_against_the_accepted_calls_of_the_committed_cases(
 /// `play --policy subgoal` over the detector fixture frames (dry run) against a scripted
 /// endpoint: the session's lines.
 fn play_subgoal(answers: Vec<String>, steps: &str) -> (Vec<Value>, usize) {
+    let (lines, requests) = play_subgoal_with(answers, steps, &[]);
+    (lines, requests.len())
+}
+
+/// The same with more `--set KEY=VALUE`s; the bodies of the requests the endpoint received.
+fn play_subgoal_with(answers: Vec<String>, steps: &str, sets: &[&str]) -> (Vec<Value>, Vec<Value>) {
     let rt = runtime();
     let server = scripted_server(&rt, answers);
     let sessions = tempfile::tempdir().expect("tmp");
@@ -770,6 +776,7 @@ fn play_subgoal(answers: Vec<String>, steps: &str) -> (Vec<Value>, usize) {
             "--set",
             "llm.max_invalid_answers=1",
         ])
+        .args(sets.iter().flat_map(|s| ["--set", s]))
         .args([
             "play",
             "--task",
@@ -803,8 +810,39 @@ fn play_subgoal(answers: Vec<String>, steps: &str) -> (Vec<Value>, usize) {
     let requests = rt
         .block_on(server.received_requests())
         .expect("recording")
-        .len();
+        .iter()
+        .filter_map(|r| serde_json::from_slice(&r.body).ok())
+        .collect();
     (lines, requests)
+}
+
+#[test]
+fn a_subgoal_not_got_within_its_steps_is_put_to_the_llm_again_with_what_became_of_it() {
+    // Planks are not got on these frames; after 2 steps toward them the LLM is asked again,
+    // told why, and names them again.
+    let (lines, requests) = play_subgoal_with(
+        vec!["Goal: Planks".into(), "Goal: Planks".into()],
+        "4",
+        &["llm.subgoal_max_steps=2"],
+    );
+    let steps: Vec<&Value> = lines.iter().filter(|v| v["kind"] == "step").collect();
+    let reasons: Vec<&str> = steps
+        .iter()
+        .filter_map(|s| s["reasoning"].as_str())
+        .collect();
+    assert_eq!(requests.len(), 2, "{reasons:?}");
+    assert!(reasons[0].starts_with("goal Planks (asked"), "{reasons:?}");
+    assert!(reasons[1].starts_with("goal Planks:"), "{reasons:?}");
+    assert!(reasons[2].starts_with("goal Planks (asked"), "{reasons:?}");
+    assert!(reasons[3].starts_with("goal Planks:"), "{reasons:?}");
+    let question = requests[1].to_string();
+    assert!(
+        question.contains(
+            "The last goal: the controller took 2 steps toward Planks without getting it."
+        ),
+        "{question}"
+    );
+    assert!(!requests[0].to_string().contains("The last goal"));
 }
 
 #[test]

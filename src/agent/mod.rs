@@ -1,6 +1,7 @@
 //! The agent: the loop that plays (`play`), the session recording around it, replay of recorded
 //! sessions, and the session report.
 
+pub mod bench;
 pub mod pipeline;
 pub mod play;
 pub mod policy_eval;

@@ -7,12 +7,15 @@ use std::time::Instant;
 use image::RgbImage;
 use petgraph::graph::NodeIndex;
 
+use super::session::{StageMs, StepRecord};
 use crate::config::Config;
 use crate::knowledge::{
     self, KnowledgeGraph, PathLimits, PooledText, ScreenText, SlotLabel, Strategy,
 };
 use crate::longterm::{self, Query};
-use crate::perception::{self, DetectOptions, Detection, Detector, Perception, SplitContext};
+use crate::perception::{
+    self, DetectOptions, Detection, Detector, Perception, SplitContext, StageTimes,
+};
 use crate::policy::llm_policy::answers_in_json;
 use crate::policy::planner::{PlanStep, Planner, View};
 use crate::policy::prompt::{self, StepInputs};
@@ -46,13 +49,14 @@ pub fn detect_options(config: &Config) -> DetectOptions {
 }
 
 /// Detections of a frame and what they mean for the agent, with the stack counts of the icons
-/// in the player's slots where the game profile says how counts are drawn.
+/// in the player's slots where the game profile says how counts are drawn; and the detector's
+/// own stage times (letterbox, inference, decode).
 pub fn perceive(
     detector: &mut Detector,
     frame: &RgbImage,
     parts: &Parts,
-) -> Result<(Vec<Detection>, Perception), perception::DetectorError> {
-    let (found, mut perception) = detect_and_split(detector, frame, &parts.config)?;
+) -> Result<(Vec<Detection>, Perception, StageTimes), perception::DetectorError> {
+    let (found, mut perception, times) = detect_and_split(detector, frame, &parts.config)?;
     let layout = layout(parts, frame.width(), frame.height());
     // Every slot of every screen, once a step: both passes below look icons up in it.
     let slots = layout.slots(None);
@@ -61,7 +65,7 @@ pub fn perceive(
         read_counts(&mut perception, frame, style, &layout, &slots);
     }
     perception.marked_screens = layout.marked_screens(frame);
-    Ok((found, perception))
+    Ok((found, perception, times))
 }
 
 /// A slot holds one item: of the icons the detector found on one slot, only the most confident
@@ -113,8 +117,8 @@ fn detect_and_split(
     detector: &mut Detector,
     frame: &RgbImage,
     config: &Config,
-) -> Result<(Vec<Detection>, Perception), perception::DetectorError> {
-    let (found, _) = detector.detect(frame, &detect_options(config))?;
+) -> Result<(Vec<Detection>, Perception, StageTimes), perception::DetectorError> {
+    let (found, times) = detector.detect(frame, &detect_options(config))?;
     let perception = perception::detections::split(
         &found,
         &detector.info().class_names,
@@ -126,7 +130,7 @@ fn detect_and_split(
             gui_panel: None,
         },
     );
-    Ok((found, perception))
+    Ok((found, perception, times))
 }
 
 /// The graph side of a step: visual attributes, pooled subgraph and its text.
@@ -272,6 +276,58 @@ pub struct Decision {
     pub done: bool,
 }
 
+/// What a step's line says besides what it saw and decided.
+pub struct StepHead {
+    pub step: u64,
+    /// Seconds since the session started.
+    pub t: f64,
+    /// The frame's file, relative to the session folder.
+    pub frame: String,
+    pub frame_w: u32,
+    pub frame_h: u32,
+    pub stage_ms: StageMs,
+    pub success_note: Option<String>,
+}
+
+/// A step's line: what it saw (`perception`, `graph`), asked (`prompt` and its tokens) and
+/// decided.
+pub fn step_record(
+    head: StepHead,
+    detections: Vec<Detection>,
+    perception: &Perception,
+    graph: &GraphView,
+    (prompt, prompt_tokens): (String, usize),
+    decision: &Decision,
+) -> StepRecord {
+    StepRecord {
+        step: head.step,
+        t: head.t,
+        frame: head.frame,
+        frame_w: head.frame_w,
+        frame_h: head.frame_h,
+        detections,
+        perception: perception.clone(),
+        knowledge: graph.text.knowledge.clone(),
+        inventory: graph.text.inventory.clone(),
+        environment: graph.text.environment.clone(),
+        prompt,
+        prompt_tokens,
+        attempts: decision.attempts.clone(),
+        reasoning: decision.reasoning.clone(),
+        action: decision.action.as_ref().map(|a| a.call.clone()),
+        validation: decision.validation.clone(),
+        events: decision
+            .action
+            .as_ref()
+            .map(|a| a.events.clone())
+            .unwrap_or_default(),
+        usage: decision.usage,
+        cost_usd: decision.cost_usd,
+        stage_ms: head.stage_ms,
+        success_note: head.success_note,
+    }
+}
+
 /// Validates a call the way every policy's calls are validated.
 pub fn validate_call(
     parts: &Parts,
@@ -360,6 +416,13 @@ pub async fn subgoal_decision(
         if let Some(goal) = policy.goal {
             let name = parts.kg.name(goal).to_string();
             match policy.planner.next(goal, &view) {
+                PlanStep::Act(..) if policy.spent_a_step() => {
+                    policy.last_outcome = Some(format!(
+                        "the controller took {} steps toward {name} without getting it",
+                        policy.max_goal_steps
+                    ));
+                    policy.goal = None;
+                }
                 PlanStep::Act(call, why) => {
                     let reasoning = match &asked {
                         Some(c) => format!("goal {name} (asked: {})\n{why}", summary(&c.reasoning)),
@@ -404,6 +467,7 @@ pub async fn subgoal_decision(
             .llm
             .count_unreported_choice(&mut choice, &parts.counter);
         policy.goal = choice.goal.as_deref().and_then(|g| parts.kg.node(g));
+        policy.goal_steps = 0;
         let none = policy.goal.is_none();
         asked = Some(choice);
         if none {

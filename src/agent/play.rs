@@ -5,8 +5,9 @@
 
 use std::time::{Duration, Instant};
 
-use crate::capture::frame::{self, CaptureError};
+use crate::capture::frame::CaptureError;
 use crate::capture::windows::WindowInfo;
+use crate::capture::x11::WindowCapture;
 use crate::longterm::{LongTermMemory, Query, Tracker, TrackerEvent, episode, howto};
 use crate::perception::{Detector, DetectorError};
 use crate::policy::planner::Planner;
@@ -16,8 +17,8 @@ use crate::skills::{
     EnigoBackend, ExecError, Executed, InputError, StopFlag, StopReason, WindowRect, execute,
 };
 
-use super::pipeline::{self, Decision, Parts, ms_since};
-use super::session::{Line, Meta, Outcome, Recorder, SessionError, StageMs, StepRecord};
+use super::pipeline::{self, Decision, Parts, StepHead, ms_since};
+use super::session::{Line, Meta, Outcome, Recorder, SessionError, StageMs};
 use super::success::{SuccessCheck, Verdict};
 
 pub enum PolicyChoice {
@@ -158,7 +159,7 @@ pub struct PlayOptions {
 /// Where frames come from: the game window, or recorded frames played back in order (a full
 /// loop with no display, e.g. on a session's `frames/`).
 pub enum FrameSource {
-    Window(u32),
+    Window(Box<WindowCapture>),
     Files {
         paths: Vec<std::path::PathBuf>,
         next: usize,
@@ -168,28 +169,16 @@ pub enum FrameSource {
 impl FrameSource {
     /// The images of a folder (a session folder means its `frames/`), in name order.
     pub fn files(dir: &std::path::Path) -> std::io::Result<Self> {
-        let frames = dir.join("frames");
-        let dir = if frames.is_dir() {
-            frames
-        } else {
-            dir.to_path_buf()
-        };
-        let mut paths: Vec<_> = std::fs::read_dir(&dir)?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| {
-                p.extension().and_then(|x| x.to_str()).is_some_and(|x| {
-                    matches!(x.to_ascii_lowercase().as_str(), "jpg" | "jpeg" | "png")
-                })
-            })
-            .collect();
-        paths.sort();
-        Ok(FrameSource::Files { paths, next: 0 })
+        Ok(FrameSource::Files {
+            paths: frame_paths(dir)?,
+            next: 0,
+        })
     }
 
     /// The next frame; `None` when recorded frames run out.
     fn next(&mut self) -> Result<Option<(image::RgbImage, WindowInfo)>, CaptureError> {
         match self {
-            FrameSource::Window(id) => frame::capture(*id).map(Some),
+            FrameSource::Window(window) => window.grab().map(Some),
             FrameSource::Files { paths, next } => {
                 let Some(path) = paths.get(*next) else {
                     return Ok(None);
@@ -211,6 +200,27 @@ impl FrameSource {
             }
         }
     }
+}
+
+/// The images (.jpg, .jpeg, .png) of a folder, in name order; a session folder means its
+/// `frames/`.
+pub fn frame_paths(dir: &std::path::Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+    let frames = dir.join("frames");
+    let dir = if frames.is_dir() {
+        frames
+    } else {
+        dir.to_path_buf()
+    };
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.extension()
+                .and_then(|x| x.to_str())
+                .is_some_and(|x| matches!(x.to_ascii_lowercase().as_str(), "jpg" | "jpeg" | "png"))
+        })
+        .collect();
+    paths.sort();
+    Ok(paths)
 }
 
 /// A recorded frame, refused when it is cut short: the JPEG decoder fills a truncated file's
@@ -365,11 +375,18 @@ pub fn play(
                 ..StageMs::default()
             };
             step += 1;
+            // The frame is encoded and written while the step is worked out; the step's line
+            // waits for it below.
+            let frame = std::sync::Arc::new(frame);
+            let pending_frame = recorder.save_frame_in_background(step, frame.clone());
 
             // Perception and graph.
             let t = Instant::now();
-            let (detections, mut perception) = pipeline::perceive(detector, &frame, parts)?;
+            let (detections, mut perception, times) = pipeline::perceive(detector, &frame, parts)?;
             stage.detect = ms_since(t);
+            stage.letterbox = times.preprocess.as_secs_f64() * 1e3;
+            stage.inference = times.inference.as_secs_f64() * 1e3;
+            stage.decode = times.postprocess.as_secs_f64() * 1e3;
             let t = Instant::now();
             let mut graph = pipeline::graph_view(parts, &perception);
             // Success is read off the screen before deciding anything else; a sighting the open
@@ -444,34 +461,23 @@ pub fn play(
             status.tokens += decision.usage.total();
             status.cached_tokens += decision.usage.cached_tokens;
 
-            let frame_file = recorder.save_frame(step, &frame)?;
-            let record = StepRecord {
-                step,
-                t: started.elapsed().as_secs_f64(),
-                frame: frame_file,
-                frame_w: frame.width(),
-                frame_h: frame.height(),
+            let (frame_file, _) = pending_frame.wait()?;
+            let record = pipeline::step_record(
+                StepHead {
+                    step,
+                    t: started.elapsed().as_secs_f64(),
+                    frame: frame_file,
+                    frame_w: frame.width(),
+                    frame_h: frame.height(),
+                    stage_ms: stage.clone(),
+                    success_note: verdict.note(),
+                },
                 detections,
-                perception: perception.clone(),
-                knowledge: graph.text.knowledge.clone(),
-                inventory: graph.text.inventory.clone(),
-                environment: graph.text.environment.clone(),
-                prompt,
-                prompt_tokens,
-                attempts: decision.attempts.clone(),
-                reasoning: decision.reasoning.clone(),
-                action: decision.action.as_ref().map(|a| a.call.clone()),
-                validation: decision.validation.clone(),
-                events: decision
-                    .action
-                    .as_ref()
-                    .map(|a| a.events.clone())
-                    .unwrap_or_default(),
-                usage: decision.usage,
-                cost_usd: decision.cost_usd,
-                stage_ms: stage.clone(),
-                success_note: verdict.note(),
-            };
+                &perception,
+                &graph,
+                (prompt, prompt_tokens),
+                &decision,
+            );
             // Flushed to disk before anything moves.
             recorder.append(&Line::Step(Box::new(record)))?;
 

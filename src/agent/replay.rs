@@ -165,7 +165,7 @@ pub fn replay(
     let mut diffs = Vec::new();
     for step in &session.steps {
         let frame = session.frame(step)?;
-        let (detections, mut perception) = pipeline::perceive(detector, &frame, parts)?;
+        let (detections, mut perception, _) = pipeline::perceive(detector, &frame, parts)?;
         let mut graph = pipeline::graph_view(parts, &perception);
         // The same success check as `play`, so a replay with another detector or policy ends
         // (or looks in the inventory) where a live run would.

@@ -33,7 +33,7 @@ fn frame_data_uri(session: &Session, step: &StepRecord) -> Result<String, Sessio
     ))
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
+pub(crate) fn median(mut v: Vec<f64>) -> f64 {
     if v.is_empty() {
         return 0.0;
     }

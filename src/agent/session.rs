@@ -62,7 +62,16 @@ pub struct Meta {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct StageMs {
     pub capture: f64,
+    /// Detection in all: the detector's letterbox, inference and decode below, then the slots,
+    /// stack counts and screen marks read off the frame.
     pub detect: f64,
+    /// The detector's own stages (absent in sessions recorded before they were kept).
+    #[serde(default)]
+    pub letterbox: f64,
+    #[serde(default)]
+    pub inference: f64,
+    #[serde(default)]
+    pub decode: f64,
     pub graph: f64,
     pub prompt: f64,
     pub policy: f64,
@@ -135,6 +144,53 @@ pub struct Recorder {
 }
 
 /// Writes `bytes` to `path` through a temporary file and a rename.
+fn frame_name(step: u64) -> String {
+    format!("frames/{step:06}.jpg")
+}
+
+/// The frame as a JPEG (jpeg-encoder: its AVX2 path encodes a 1280x720 frame several times
+/// faster than the `image` crate's encoder), written atomically.
+fn encode_and_write(path: &Path, frame: &image::RgbImage, quality: u8) -> Result<(), SessionError> {
+    let fail = |reason: String| SessionError::Io {
+        path: path.to_path_buf(),
+        source: std::io::Error::other(reason),
+    };
+    let (w, h) = frame.dimensions();
+    let (Ok(w), Ok(h)) = (u16::try_from(w), u16::try_from(h)) else {
+        return Err(fail(format!("a {w}x{h} frame is too large for a JPEG")));
+    };
+    let mut bytes = Vec::with_capacity(frame.as_raw().len() / 8);
+    jpeg_encoder::Encoder::new(&mut bytes, quality.clamp(1, 100))
+        .encode(frame.as_raw(), w, h, jpeg_encoder::ColorType::Rgb)
+        .map_err(|e| fail(e.to_string()))?;
+    write_atomically(path, &bytes)
+}
+
+/// A frame being saved by [`Recorder::save_frame_in_background`].
+pub struct PendingFrame {
+    rel: String,
+    path: PathBuf,
+    worker: std::io::Result<std::thread::JoinHandle<Result<std::time::Duration, SessionError>>>,
+}
+
+impl PendingFrame {
+    /// Waits until the frame is on disk; its path relative to the session, and how long the
+    /// encode and write took on their thread.
+    pub fn wait(self) -> Result<(String, std::time::Duration), SessionError> {
+        let failed = |reason: &str| SessionError::Io {
+            path: self.path.clone(),
+            source: std::io::Error::other(reason.to_string()),
+        };
+        let worker = self
+            .worker
+            .map_err(|e| failed(&format!("cannot start the frame writer: {e}")))?;
+        let took = worker
+            .join()
+            .map_err(|_| failed("the frame writer panicked"))??;
+        Ok((self.rel, took))
+    }
+}
+
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), SessionError> {
     crate::atomic_file::write(path, bytes).map_err(io(path))
 }
@@ -194,19 +250,31 @@ impl Recorder {
 
     /// Saves a frame as `frames/<step>.jpg`; returns its path relative to the session.
     pub fn save_frame(&self, step: u64, frame: &image::RgbImage) -> Result<String, SessionError> {
-        let rel = format!("frames/{step:06}.jpg");
-        let path = self.dir.join(&rel);
-        let mut bytes = Vec::new();
-        let encoder =
-            image::codecs::jpeg::JpegEncoder::new_with_quality(&mut bytes, self.jpeg_quality);
-        frame
-            .write_with_encoder(encoder)
-            .map_err(|e| SessionError::Io {
-                path: path.clone(),
-                source: std::io::Error::other(e.to_string()),
-            })?;
-        write_atomically(&path, &bytes)?;
+        let rel = frame_name(step);
+        encode_and_write(&self.dir.join(&rel), frame, self.jpeg_quality)?;
         Ok(rel)
+    }
+
+    /// Starts saving a frame as `frames/<step>.jpg` on another thread, so the JPEG encode and
+    /// its write overlap with the step's detection and decision; [`PendingFrame::wait`] before
+    /// the step's line is appended keeps the promise that a recorded step has its frame.
+    pub fn save_frame_in_background(
+        &self,
+        step: u64,
+        frame: std::sync::Arc<image::RgbImage>,
+    ) -> PendingFrame {
+        let rel = frame_name(step);
+        let path = self.dir.join(&rel);
+        let target = path.clone();
+        let quality = self.jpeg_quality;
+        let started = std::time::Instant::now();
+        let worker = std::thread::Builder::new()
+            .name("frame-writer".into())
+            .spawn(move || {
+                encode_and_write(&target, &frame, quality)?;
+                Ok(started.elapsed())
+            });
+        PendingFrame { rel, path, worker }
     }
 
     /// Appends a line and forces it to disk.

@@ -3,6 +3,7 @@
 use image::RgbImage;
 
 use super::windows::{WindowError, WindowInfo};
+use super::x11::{Transport, WindowCapture};
 
 #[derive(Debug, thiserror::Error)]
 pub enum CaptureError {
@@ -16,20 +17,8 @@ pub enum CaptureError {
     Frame { path: String, reason: String },
 }
 
-/// Captures the window with X id `id` (its client area) as RGB.
+/// Captures the window with X id `id` (its client area) as RGB, once. A loop keeps a
+/// [`WindowCapture`] instead: one connection and one shared buffer for every frame.
 pub fn capture(id: u32) -> Result<(RgbImage, WindowInfo), CaptureError> {
-    let windows = xcap::Window::all().map_err(|e| CaptureError::Capture {
-        title: String::new(),
-        reason: e.to_string(),
-    })?;
-    let window = windows
-        .into_iter()
-        .find(|w| w.id().ok() == Some(id))
-        .ok_or(CaptureError::Gone(id))?;
-    let info = super::windows::info(&window);
-    let rgba = window.capture_image().map_err(|e| CaptureError::Capture {
-        title: info.title.clone(),
-        reason: e.to_string(),
-    })?;
-    Ok((image::DynamicImage::ImageRgba8(rgba).to_rgb8(), info))
+    WindowCapture::open(id, Transport::Auto)?.grab()
 }

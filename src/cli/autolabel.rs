@@ -10,7 +10,8 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use image::RgbImage;
-use vistawise::capture::{frame, windows};
+use vistawise::capture::windows;
+use vistawise::capture::x11::{Transport, WindowCapture};
 use vistawise::dataset::writer::{ImageData, YoloWriter, write_atomic};
 use vistawise::mcweb::McwebServer;
 use vistawise::minetest::autolabel::{
@@ -143,16 +144,17 @@ pub fn default_probe_dir() -> PathBuf {
     game_dir.join("world/agent_probe")
 }
 
-/// The game window through the real desktop: xcap screenshots, enigo key taps.
+/// The game window through the real desktop: X screenshots, enigo key taps.
 pub(super) struct DesktopWindow {
-    id: u32,
+    capture: WindowCapture,
     input: EnigoBackend,
     profile: GameProfile,
 }
 
 impl GameWindow for DesktopWindow {
     fn capture(&mut self) -> Result<RgbImage, AutoLabelError> {
-        frame::capture(self.id)
+        self.capture
+            .grab()
             .map(|(img, _)| img)
             .map_err(|e| AutoLabelError::Capture(e.to_string()))
     }
@@ -192,9 +194,11 @@ impl DesktopWindow {
             h: found.height,
         };
         let input = EnigoBackend::for_camera(rect, &profile.camera)?;
+        let capture = WindowCapture::open(found.id, Transport::Auto)
+            .context("cannot capture the game window")?;
         Ok((
             DesktopWindow {
-                id: found.id,
+                capture,
                 input,
                 profile,
             },

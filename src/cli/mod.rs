@@ -2,6 +2,7 @@
 
 mod annotate;
 mod autolabel;
+mod bench;
 mod config_cmd;
 mod counts;
 mod dataset;
@@ -94,6 +95,9 @@ enum Command {
     /// prompt tokens per module.
     #[command(subcommand)]
     Memory(memory::MemoryCommand),
+    /// Benchmarks: one agent step, stage by stage, against the detector's bare run.
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
     /// Started by commands that send real input: releases every held key and button when its
     /// stdin closes (the agent is gone, even by `kill -9`).
     #[command(hide = true)]
@@ -203,6 +207,7 @@ pub fn run() -> Result<ExitCode> {
         | Command::Report(_)
         | Command::Annotate(_)
         | Command::Memory(_)
+        | Command::Bench(_)
         | Command::InputGuard => Vec::new(),
     });
     let file = cli.config.clone().or_else(|| {
@@ -228,6 +233,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Replay(args) => replay::run(&ctx, &args),
         Command::Report(args) => report::run(&args),
         Command::Memory(cmd) => memory::run(&ctx, &cmd),
+        Command::Bench(cmd) => bench::run(&ctx, &cmd),
         Command::InputGuard => input_guard::run(),
         Command::Annotate(args) => match &args.auto {
             Some(game) => autolabel::run(

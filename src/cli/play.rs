@@ -10,6 +10,7 @@ use vistawise::agent::pipeline::Parts;
 use vistawise::agent::play::{self, PlayOptions, PolicyChoice, Status};
 use vistawise::agent::session::Recorder;
 use vistawise::capture::windows;
+use vistawise::capture::x11::{Transport, WindowCapture};
 use vistawise::perception::{Detector, runtime};
 use vistawise::policy::planner::{Planner, PlannerConfig};
 use vistawise::policy::subgoal::SubgoalPolicy;
@@ -100,6 +101,7 @@ pub fn run(ctx: &AppContext, args: &PlayArgs) -> Result<ExitCode> {
                         &parts.kg,
                         &parts.profile.skills,
                     )?),
+                    config.llm.subgoal_max_steps,
                 ))),
                 _ => PolicyChoice::Llm(Box::new(llm)),
             }
@@ -124,13 +126,15 @@ pub fn run(ctx: &AppContext, args: &PlayArgs) -> Result<ExitCode> {
             let all = windows::list().context("cannot list windows (is DISPLAY set?)")?;
             let window = windows::find_by_title(&all, &config.game.window_title)?;
             let name = format!("\"{}\" {}x{}", window.title, window.width, window.height);
-            (play::FrameSource::Window(window.id), name)
+            let capture = WindowCapture::open(window.id, Transport::Auto)
+                .with_context(|| format!("cannot capture the game window {name}"))?;
+            (play::FrameSource::Window(Box::new(capture)), name)
         }
     };
     let (_watcher, _guard) = match (&source, args.dry_run) {
-        (play::FrameSource::Window(id), false) => (
+        (play::FrameSource::Window(capture), false) => (
             Some(
-                emergency::Watcher::start(&config.safety, Some(*id), stop.clone())
+                emergency::Watcher::start(&config.safety, Some(capture.id()), stop.clone())
                     .context("cannot start the emergency stop")?,
             ),
             // Releases what is held if this process is killed (`kill -9` mid-hold).

@@ -101,7 +101,7 @@ impl Letterbox {
         let (dw, dh) = (self.dst_w as usize, self.dst_h as usize);
         let plane = dw * dh;
         debug_assert_eq!(out.len(), 3 * plane);
-        out.fill(UNIT[PAD_VALUE as usize]);
+        self.fill_padding(out);
         let (red, rest) = out.split_at_mut(plane);
         let (green, blue) = rest.split_at_mut(plane);
         let halving = img.width() == 2 * self.new_w && img.height() == 2 * self.new_h;
@@ -109,6 +109,25 @@ impl Letterbox {
             self.fill_halved(img, [red, green, blue]);
         } else {
             self.fill_bilinear(img, [red, green, blue]);
+        }
+    }
+
+    /// Grey where the picture does not go (rows above and below it, columns beside it): the
+    /// picture's own pixels are written once, by the resize.
+    fn fill_padding(&self, out: &mut [f32]) {
+        let grey = UNIT[PAD_VALUE as usize];
+        let (dw, dh) = (self.dst_w as usize, self.dst_h as usize);
+        let (left, top) = (self.left as usize, self.top as usize);
+        let (new_w, new_h) = (self.new_w as usize, self.new_h as usize);
+        for plane in out.chunks_exact_mut(dw * dh) {
+            plane[..top * dw].fill(grey);
+            plane[(top + new_h) * dw..].fill(grey);
+            if new_w < dw {
+                for row in plane[top * dw..(top + new_h) * dw].chunks_exact_mut(dw) {
+                    row[..left].fill(grey);
+                    row[left + new_w..].fill(grey);
+                }
+            }
         }
     }
 

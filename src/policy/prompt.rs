@@ -175,20 +175,91 @@ pub fn distance_text(target: Option<(&str, bool)>) -> String {
 /// Counts tokens the way OpenAI's models do (tiktoken's o200k_base, GPT-4o and later);
 /// other endpoints count differently, which is why the provider's own usage numbers are
 /// recorded too.
+///
+/// A step's prompt is mostly the same text as the step before (the template, the skill
+/// library, the questions): the text is cut into lines where the tokenizer's own pre-split
+/// always cuts, and each line's count is remembered, so only the lines that changed are
+/// encoded. The sum equals the count of the whole text (a test holds it to that).
 pub struct TokenCounter {
     bpe: tiktoken_rs::CoreBPE,
+    lines: std::sync::Mutex<std::collections::HashMap<String, usize>>,
+    #[cfg(test)]
+    encoded: std::sync::atomic::AtomicUsize,
 }
+
+/// Lines remembered at most; past it the memory starts again (a session's static lines come
+/// back at once).
+const REMEMBERED_LINES: usize = 4096;
 
 impl TokenCounter {
     pub fn o200k() -> Result<Self, String> {
         tiktoken_rs::o200k_base()
-            .map(|bpe| TokenCounter { bpe })
+            .map(|bpe| TokenCounter {
+                bpe,
+                lines: Default::default(),
+                #[cfg(test)]
+                encoded: Default::default(),
+            })
             .map_err(|e| format!("cannot load the o200k_base tokenizer: {e}"))
     }
 
     pub fn count(&self, text: &str) -> usize {
+        let Ok(mut lines) = self.lines.lock() else {
+            return self.encode(text);
+        };
+        if lines.len() > REMEMBERED_LINES {
+            lines.clear();
+        }
+        pretokenizer_lines(text)
+            .map(|line| match lines.get(line) {
+                Some(&n) => n,
+                None => {
+                    let n = self.encode(line);
+                    lines.insert(line.to_string(), n);
+                    n
+                }
+            })
+            .sum()
+    }
+
+    fn encode(&self, text: &str) -> usize {
+        #[cfg(test)]
+        self.encoded
+            .fetch_add(text.len(), std::sync::atomic::Ordering::Relaxed);
         self.bpe.encode_with_special_tokens(text).len()
     }
+}
+
+/// `text` cut after each run of newlines that a character other than whitespace or `/` follows.
+/// o200k_base's pre-split never joins such a newline to what follows it (its pieces that hold a
+/// newline end in newlines, or in `/` after punctuation), and BPE merges only within a piece,
+/// so the lines' counts add up to the whole text's.
+fn pretokenizer_lines(text: &str) -> impl Iterator<Item = &str> {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        if start >= bytes.len() {
+            return None;
+        }
+        while i < bytes.len() {
+            let cut = i > start
+                && matches!(bytes[i - 1], b'\n' | b'\r')
+                && !bytes[i].is_ascii_whitespace()
+                && bytes[i] != b'/'
+                && text.is_char_boundary(i)
+                && !text[i..].starts_with(char::is_whitespace);
+            if cut {
+                let line = &text[start..i];
+                start = i;
+                return Some(line);
+            }
+            i += 1;
+        }
+        let line = &text[start..];
+        start = bytes.len();
+        Some(line)
+    })
 }
 
 /// The inputs of one step's prompt.
@@ -295,5 +366,46 @@ mod tests {
         // tiktoken: len(o200k_base.encode("hello world")) == 2
         assert_eq!(c.count("hello world"), 2);
         assert_eq!(c.count(""), 0);
+    }
+
+    fn whole(c: &TokenCounter, text: &str) -> usize {
+        c.bpe.encode_with_special_tokens(text).len()
+    }
+
+    #[test]
+    fn a_prompt_counted_by_lines_has_the_tokens_of_the_whole_and_encodes_only_new_lines() {
+        let c = TokenCounter::o200k().expect("tokenizer");
+        let template = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("config/prompts/vistawise.txt"),
+        )
+        .expect("template");
+        let step = |inventory: &str| {
+            template.replace("{inventory}", inventory).replace(
+                "{skill_library}",
+                "- mine_block(): digs\n- turn(dx, dy): looks\n  /x",
+            )
+        };
+        let first = step("Oak Log: 1 slot at (305, 274) [hotbar key 1] x3");
+        assert_eq!(c.count(&first), whole(&c, &first));
+        let before = c.encoded.load(std::sync::atomic::Ordering::Relaxed);
+        let second = step("Oak Log: 1 slot at (305, 274) [hotbar key 1] x4");
+        assert_eq!(c.count(&second), whole(&c, &second));
+        let encoded = c.encoded.load(std::sync::atomic::Ordering::Relaxed) - before;
+        assert!(
+            encoded < 80,
+            "only the changed line is encoded again, not the {}-byte prompt: {encoded} bytes",
+            second.len()
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn counting_by_lines_equals_counting_the_whole(
+            text in "([a-zA-Z0-9 :/()\\-]{0,6}[\n\r ]{0,3}(\u{a0}|\u{3000}|é|,)?){0,40}"
+        ) {
+            static COUNTER: std::sync::OnceLock<TokenCounter> = std::sync::OnceLock::new();
+            let c = COUNTER.get_or_init(|| TokenCounter::o200k().expect("tokenizer"));
+            proptest::prop_assert_eq!(c.count(&text), whole(c, &text));
+        }
     }
 }

@@ -17,16 +17,29 @@ pub struct SubgoalPolicy {
     pub goal: Option<NodeIndex>,
     /// What became of the last goal, told to the LLM with the next question.
     pub last_outcome: Option<String>,
+    /// Steps the planner has acted toward the current goal.
+    pub goal_steps: u32,
+    /// Ask again after this many steps on one goal without it (0: never).
+    pub max_goal_steps: u32,
 }
 
 impl SubgoalPolicy {
-    pub fn new(llm: LlmPolicy, planner: Planner) -> Self {
+    pub fn new(llm: LlmPolicy, planner: Planner, max_goal_steps: u32) -> Self {
         SubgoalPolicy {
             llm,
             planner,
             goal: None,
             last_outcome: None,
+            goal_steps: 0,
+            max_goal_steps,
         }
+    }
+
+    /// Counts a step acted toward the goal; true when the goal has had its steps and the LLM
+    /// is to be asked again.
+    pub fn spent_a_step(&mut self) -> bool {
+        self.goal_steps += 1;
+        self.max_goal_steps > 0 && self.goal_steps > self.max_goal_steps
     }
 
     /// The items the LLM may choose: those of the pooled graph (the task's target always) that

@@ -302,55 +302,8 @@ impl TestWindow {
     /// Shows `image` as the window's background (the X server repaints it by itself), e.g. a
     /// game frame for the agent to capture. The window should have the image's size.
     pub fn show_image(&self, image: &image::RgbImage) {
-        use x11rb::protocol::xproto::{ChangeWindowAttributesAux, ImageFormat};
-        let setup = self.conn.setup();
-        let screen = &setup.roots[0];
-        let (w, h) = (image.width() as u16, image.height() as u16);
-        let pixmap = self.conn.generate_id().expect("id");
-        self.conn
-            .create_pixmap(screen.root_depth, pixmap, self.id, w, h)
-            .expect("pixmap");
-        let gc = self.conn.generate_id().expect("id");
-        self.conn
-            .create_gc(gc, pixmap, &Default::default())
-            .expect("gc");
-        // 24-bit TrueColor on Xvfb: 32 bits per pixel, BGRX in memory. Rows go in bands to
-        // stay under the request size limit.
-        let band = 64u16;
-        for top in (0..h).step_by(band as usize) {
-            let rows = band.min(h - top);
-            let mut data = Vec::with_capacity(w as usize * rows as usize * 4);
-            for y in top..top + rows {
-                for x in 0..w {
-                    let p = image.get_pixel(u32::from(x), u32::from(y));
-                    data.extend_from_slice(&[p[2], p[1], p[0], 0]);
-                }
-            }
-            self.conn
-                .put_image(
-                    ImageFormat::Z_PIXMAP,
-                    pixmap,
-                    gc,
-                    w,
-                    rows,
-                    0,
-                    top as i16,
-                    0,
-                    screen.root_depth,
-                    &data,
-                )
-                .expect("put_image");
-        }
-        self.conn
-            .change_window_attributes(
-                self.id,
-                &ChangeWindowAttributesAux::new().background_pixmap(pixmap),
-            )
-            .expect("background");
-        self.conn
-            .clear_area(false, self.id, 0, 0, 0, 0)
-            .expect("clear");
-        self.conn.sync().expect("sync");
+        vistawise::capture::x11::show_as_background(&self.conn, self.id, image)
+            .unwrap_or_else(|e| panic!("cannot show the image: {e}"));
     }
 }
 

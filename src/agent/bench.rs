@@ -1,0 +1,320 @@
+//! The step benchmark: what one agent step costs above its floor, the detector's bare ONNX
+//! Runtime run on a ready tensor. It runs the play loop's stages on real frames (capture from a
+//! real X window, letterbox, inference, decode, the rest of perception, graph, prompt, planner
+//! and validation, recording) and reports each stage's minimum and median, and the step's
+//! overhead above the floor as a ratio: ratios, not absolute times, compare machines.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use image::RgbImage;
+use serde::Serialize;
+
+use super::pipeline::{self, Parts, StepHead, ms_since};
+use super::report::median;
+use super::session::{Line, Recorder, SessionError, StageMs};
+use super::success::SuccessCheck;
+use crate::capture::frame::CaptureError;
+use crate::capture::x11::{FrameWindow, WindowCapture};
+use crate::perception::{Detector, DetectorError};
+use crate::policy::MemoryStack;
+use crate::policy::planner::Planner;
+
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    #[error(transparent)]
+    Capture(#[from] CaptureError),
+    #[error(transparent)]
+    Detector(#[from] DetectorError),
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    #[error("no frames to play: {0}")]
+    NoFrames(String),
+}
+
+/// Where a step's pixels come from.
+pub enum Pixels {
+    /// The frames as they are: no capture stage.
+    Frames,
+    /// Each frame shown in a window of our own, then captured from it (timed).
+    OwnWindow {
+        window: Box<FrameWindow>,
+        capture: Box<WindowCapture>,
+    },
+    /// The game window, captured as it is (the frames only set the count of steps).
+    Game(Box<WindowCapture>),
+}
+
+/// Minimum and median of one stage, in milliseconds.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct StageStat {
+    pub stage: String,
+    pub min_ms: f64,
+    pub median_ms: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BenchReport {
+    pub steps: usize,
+    pub frame_w: u32,
+    pub frame_h: u32,
+    /// The bare inference on a ready tensor, run alone just before each step.
+    pub floor: StageStat,
+    /// The step's stages in the loop's order; `step` is their sum.
+    pub stages: Vec<StageStat>,
+    /// The frame writer's own time (JPEG encode and write, on its thread, overlapping the
+    /// step: the `record` stage is only what the step waits for, plus the line's write).
+    pub frame_writer: StageStat,
+    /// The median over steps of (step - its floor) / its floor: each step against the bare run
+    /// just before it, so the machine's drift during the bench cancels out.
+    pub overhead: f64,
+    pub shared_memory_capture: Option<bool>,
+    /// Frames shown in the bench's own window that came back with other pixels (0, or the
+    /// capture is broken and its times mean nothing).
+    pub capture_mismatches: usize,
+}
+
+/// The stages a step is split into, in the loop's order.
+pub const STAGES: [&str; 10] = [
+    "capture",
+    "letterbox",
+    "inference",
+    "decode",
+    "slots+counts",
+    "graph",
+    "prompt",
+    "policy+validate",
+    "record",
+    "step",
+];
+
+/// What a step is played with: the agent's parts, the planner as the policy, and a recorder
+/// (a throw-away session).
+pub struct StepParts<'a> {
+    pub parts: &'a Parts,
+    pub detector: &'a mut Detector,
+    pub planner: &'a mut Planner,
+    pub recorder: &'a mut Recorder,
+}
+
+/// Runs `warmup` bare inferences, then `steps` steps over `frames` (in a loop), each after one
+/// timed bare inference (its floor); `progress` is called after each step.
+pub fn run(
+    with: StepParts,
+    frames: &[RgbImage],
+    pixels: &mut Pixels,
+    (warmup, steps): (usize, usize),
+    progress: &mut dyn FnMut(usize),
+) -> Result<BenchReport, BenchError> {
+    let StepParts {
+        parts,
+        detector,
+        planner,
+        recorder,
+    } = with;
+    let first = frames
+        .first()
+        .ok_or_else(|| BenchError::NoFrames("the frame list is empty".into()))?;
+    let input = detector.preprocess(first)?;
+    for _ in 0..warmup {
+        detector.infer(&input)?;
+    }
+    let mut floor = Vec::with_capacity(steps);
+    let mut ratios = Vec::with_capacity(steps);
+
+    let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(steps); STAGES.len()];
+    let mut writer = Vec::with_capacity(steps);
+    let mut memory = MemoryStack::default();
+    let mut success = SuccessCheck::default();
+    let started = Instant::now();
+    let (mut frame_w, mut frame_h) = (first.width(), first.height());
+    let mut capture_mismatches = 0;
+    for i in 0..steps {
+        let source = &frames[i % frames.len()];
+        let t = Instant::now();
+        detector.infer(&input)?;
+        floor.push(ms_since(t));
+        let (frame, capture_ms) = match pixels {
+            Pixels::Frames => (source.clone(), 0.0),
+            Pixels::OwnWindow { window, capture } => {
+                window.show(source)?;
+                let t = Instant::now();
+                let grabbed = capture.grab()?.0;
+                let took = ms_since(t);
+                if grabbed != *source {
+                    capture_mismatches += 1;
+                }
+                (grabbed, took)
+            }
+            Pixels::Game(capture) => {
+                let t = Instant::now();
+                (capture.grab()?.0, ms_since(t))
+            }
+        };
+        samples[0].push(capture_ms);
+        (frame_w, frame_h) = (frame.width(), frame.height());
+        let step = i as u64 + 1;
+        let frame = Arc::new(frame);
+        let pending = recorder.save_frame_in_background(step, frame.clone());
+
+        let t = Instant::now();
+        let (detections, mut perception, times) = pipeline::perceive(detector, &frame, parts)?;
+        let detect = ms_since(t);
+        let detector_ms = [times.preprocess, times.inference, times.postprocess].map(ms);
+        for (k, v) in detector_ms.iter().enumerate() {
+            samples[1 + k].push(*v);
+        }
+        samples[4].push(detect - detector_ms.iter().sum::<f64>());
+
+        let t = Instant::now();
+        let mut graph = pipeline::graph_view(parts, &perception);
+        let verdict = success.judge(parts, &graph, perception.frame_w, perception.frame_h);
+        if success.drop_refuted(parts, &mut perception) > 0 {
+            graph = pipeline::graph_view(parts, &perception);
+        }
+        samples[5].push(ms_since(t));
+
+        let t = Instant::now();
+        let (prompt, prompt_tokens) =
+            pipeline::build_prompt_with(parts, &perception, &graph, &memory, "");
+        samples[6].push(ms_since(t));
+
+        let t = Instant::now();
+        let decision = pipeline::planner_decision(parts, planner, &perception, &graph);
+        samples[7].push(ms_since(t));
+
+        let t = Instant::now();
+        let (frame_file, took) = pending.wait()?;
+        let stage_ms = StageMs {
+            capture: samples[0][i],
+            detect,
+            letterbox: detector_ms[0],
+            inference: detector_ms[1],
+            decode: detector_ms[2],
+            graph: samples[5][i],
+            prompt: samples[6][i],
+            policy: samples[7][i],
+            act: 0.0,
+        };
+        let record = pipeline::step_record(
+            StepHead {
+                step,
+                t: started.elapsed().as_secs_f64(),
+                frame: frame_file,
+                frame_w,
+                frame_h,
+                stage_ms,
+                success_note: verdict.note(),
+            },
+            detections,
+            &perception,
+            &graph,
+            (prompt, prompt_tokens),
+            &decision,
+        );
+        recorder.append(&Line::Step(Box::new(record)))?;
+        samples[8].push(ms_since(t));
+        writer.push(ms(took));
+        let total: f64 = samples[..8].iter().map(|s| s[i]).sum::<f64>() + samples[8][i];
+        samples[9].push(total);
+        ratios.push((total - floor[i]) / floor[i].max(f64::MIN_POSITIVE));
+
+        // The planner goes on as if its call had run, so the prompt's memory grows as in play.
+        if let Some(action) = decision.action {
+            memory.push(step, action.call, &action.reasoning);
+            memory.set_outcome("dry run: nothing sent");
+        }
+        progress(i + 1);
+    }
+
+    let floor = stat("floor", floor);
+    let stages: Vec<StageStat> = STAGES
+        .iter()
+        .zip(samples)
+        .map(|(name, v)| stat(name, v))
+        .collect();
+    let overhead = median(ratios);
+    Ok(BenchReport {
+        steps,
+        frame_w,
+        frame_h,
+        floor,
+        stages,
+        frame_writer: stat("frame writer", writer),
+        overhead,
+        capture_mismatches,
+        shared_memory_capture: match pixels {
+            Pixels::Frames => None,
+            Pixels::OwnWindow { capture, .. } | Pixels::Game(capture) => {
+                Some(capture.shared_memory())
+            }
+        },
+    })
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn stat(stage: &str, v: Vec<f64>) -> StageStat {
+    StageStat {
+        stage: stage.to_string(),
+        min_ms: v.iter().copied().reduce(f64::min).unwrap_or(0.0),
+        median_ms: median(v),
+    }
+}
+
+impl BenchReport {
+    /// The report as a table, with each stage's share of the floor.
+    pub fn table(&self) -> String {
+        let floor = self.floor.median_ms.max(f64::MIN_POSITIVE);
+        let mut out = format!(
+            "{} steps on {}x{} frames{}\n| stage | min ms | median ms | x floor |\n|---|---:|---:|---:|\n",
+            self.steps,
+            self.frame_w,
+            self.frame_h,
+            match self.shared_memory_capture {
+                Some(true) => ", captured through MIT-SHM",
+                Some(false) => ", captured through the core GetImage request",
+                None => ", no capture",
+            }
+        );
+        for s in std::iter::once(&self.floor).chain(&self.stages) {
+            out += &format!(
+                "| {} | {:.2} | {:.2} | {:.3} |\n",
+                s.stage,
+                s.min_ms,
+                s.median_ms,
+                s.median_ms / floor
+            );
+        }
+        if self.capture_mismatches > 0 {
+            out += &format!(
+                "WARNING: {} captured frames differ from the frame shown: the capture is wrong\n",
+                self.capture_mismatches
+            );
+        }
+        out += &format!(
+            "frame writer (on its own thread): min {:.2} ms, median {:.2} ms\n\
+             step overhead above the floor (median over steps of each against its own): {:.1}%\n",
+            self.frame_writer.min_ms,
+            self.frame_writer.median_ms,
+            self.overhead * 100.0
+        );
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stats_are_the_minimum_and_the_median() {
+        let s = stat("x", vec![5.0, 1.0, 3.0, 2.0]);
+        assert_eq!((s.min_ms, s.median_ms), (1.0, 2.5));
+        let s = stat("x", vec![4.0, 1.0, 9.0]);
+        assert_eq!((s.min_ms, s.median_ms), (1.0, 4.0));
+        assert_eq!(stat("x", vec![]).median_ms, 0.0);
+    }
+}
