@@ -376,10 +376,7 @@ fn an_endpoint_that_reports_no_usage_is_counted_by_the_agent_and_priced() {
             .respond_with(ResponseTemplate::new(200).set_body_json(answer))
             .mount(&server)
             .await;
-        let mut c = config(&server, "VW_TEST_NO_KEY");
-        c.model = "gpt-4o-2024-08-06".into();
-        c.output_mode = OutputMode::Text;
-        let policy = LlmPolicy::new(LlmClient::new(&c).expect("client"), prices, &c);
+        let policy = priced_text_policy(&server, prices);
         let prompt = "Obtain a log. ".repeat(50);
         let mut turn = policy
             .decide(&prompt, &profile.skills, &ctx)
@@ -633,6 +630,14 @@ impl wiremock::Respond for Scripted {
 }
 
 /// A local endpoint answering the chat requests with `answers` in turn ([`Scripted`]).
+/// A text-mode policy on `server` for a model with a price (gpt-4o), without an API key.
+fn priced_text_policy(server: &MockServer, prices: PriceTable) -> LlmPolicy {
+    let mut c = config(server, "VW_TEST_NO_KEY");
+    c.model = "gpt-4o-2024-08-06".into();
+    c.output_mode = OutputMode::Text;
+    LlmPolicy::new(LlmClient::new(&c).expect("client"), prices, &c)
+}
+
 fn scripted_server(rt: &tokio::runtime::Runtime, answers: Vec<String>) -> MockServer {
     let server = rt.block_on(MockServer::start());
     rt.block_on(
@@ -907,10 +912,7 @@ fn a_subgoal_question_whose_endpoint_reports_no_usage_is_counted_and_priced() {
             })))
             .mount(&server)
             .await;
-        let mut c = config(&server, "VW_TEST_NO_KEY");
-        c.model = "gpt-4o-2024-08-06".into();
-        c.output_mode = OutputMode::Text;
-        let policy = LlmPolicy::new(LlmClient::new(&c).expect("client"), prices, &c);
+        let policy = priced_text_policy(&server, prices);
         let prompt = "Obtain a log. ".repeat(50);
         let mut choice = policy
             .choose(&prompt, &["Log".to_string(), "Planks".to_string()])

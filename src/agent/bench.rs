@@ -5,7 +5,7 @@
 //! overhead above the floor as a ratio: ratios, not absolute times, compare machines.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use image::RgbImage;
 use serde::Serialize;
@@ -160,7 +160,7 @@ pub fn run(
         let t = Instant::now();
         let (detections, mut perception, times) = pipeline::perceive(detector, &frame, parts)?;
         let detect = ms_since(t);
-        let detector_ms = [times.preprocess, times.inference, times.postprocess].map(ms);
+        let detector_ms = times.ms();
         for (k, v) in detector_ms.iter().enumerate() {
             samples[1 + k].push(*v);
         }
@@ -214,7 +214,7 @@ pub fn run(
         );
         recorder.append(&Line::Step(Box::new(record)))?;
         samples[8].push(ms_since(t));
-        writer.push(ms(took));
+        writer.push(took.as_secs_f64() * 1e3);
         let total: f64 = samples[..8].iter().map(|s| s[i]).sum::<f64>() + samples[8][i];
         samples[9].push(total);
         ratios.push((total - floor[i]) / floor[i].max(f64::MIN_POSITIVE));
@@ -250,10 +250,6 @@ pub fn run(
             }
         },
     })
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
 }
 
 fn stat(stage: &str, v: Vec<f64>) -> StageStat {

@@ -384,9 +384,7 @@ pub fn play(
             let t = Instant::now();
             let (detections, mut perception, times) = pipeline::perceive(detector, &frame, parts)?;
             stage.detect = ms_since(t);
-            stage.letterbox = times.preprocess.as_secs_f64() * 1e3;
-            stage.inference = times.inference.as_secs_f64() * 1e3;
-            stage.decode = times.postprocess.as_secs_f64() * 1e3;
+            [stage.letterbox, stage.inference, stage.decode] = times.ms();
             let t = Instant::now();
             let mut graph = pipeline::graph_view(parts, &perception);
             // Success is read off the screen before deciding anything else; a sighting the open

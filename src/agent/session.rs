@@ -143,7 +143,6 @@ pub struct Recorder {
     jpeg_quality: u8,
 }
 
-/// Writes `bytes` to `path` through a temporary file and a rename.
 fn frame_name(step: u64) -> String {
     format!("frames/{step:06}.jpg")
 }
@@ -191,6 +190,7 @@ impl PendingFrame {
     }
 }
 
+/// Writes `bytes` to `path` through a temporary file and a rename.
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), SessionError> {
     crate::atomic_file::write(path, bytes).map_err(io(path))
 }
@@ -246,13 +246,6 @@ impl Recorder {
 
     pub fn dir(&self) -> &Path {
         &self.dir
-    }
-
-    /// Saves a frame as `frames/<step>.jpg`; returns its path relative to the session.
-    pub fn save_frame(&self, step: u64, frame: &image::RgbImage) -> Result<String, SessionError> {
-        let rel = frame_name(step);
-        encode_and_write(&self.dir.join(&rel), frame, self.jpeg_quality)?;
-        Ok(rel)
     }
 
     /// Starts saving a frame as `frames/<step>.jpg` on another thread, so the JPEG encode and

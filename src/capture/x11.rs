@@ -133,8 +133,8 @@ impl WindowCapture {
         };
         let info = self.info().map_err(|e| gone_or(id, e, &fail))?;
         let (w, h) = (info.width, info.height);
-        let image = if let Some(shared) = self.shared_for(frame_bytes(w, h)) {
-            let seg = shared.seg;
+        self.grow_shared(frame_bytes(w, h));
+        let image = if let Some(shared) = &self.shared {
             let reply = self
                 .conn
                 .shm_get_image(
@@ -145,17 +145,13 @@ impl WindowCapture {
                     h as u16,
                     !0,
                     ImageFormat::Z_PIXMAP.into(),
-                    seg,
+                    shared.seg,
                     0,
                 )
                 .map_err(|e| fail(e.to_string()))?
                 .reply()
                 .map_err(|e| gone_or(id, e, &fail))?;
             let len = reply.size as usize;
-            let shared = self
-                .shared
-                .as_ref()
-                .ok_or_else(|| fail("no buffer".into()))?;
             if len > shared.len {
                 return Err(fail(format!(
                     "the server wrote {len} bytes into a {}-byte buffer",
@@ -177,15 +173,15 @@ impl WindowCapture {
         Ok((image, info))
     }
 
-    /// The shared buffer, regrown when the window has grown past it; `None`: the core request.
-    fn shared_for(&mut self, bytes: usize) -> Option<&SharedBuffer> {
+    /// Regrows the shared buffer when the window has grown past it (if a bigger one cannot be
+    /// attached, the pixels come through the core request from then on).
+    fn grow_shared(&mut self, bytes: usize) {
         if self.shared.as_ref().is_some_and(|s| s.len < bytes) {
             if let Some(old) = self.shared.take() {
                 old.detach(&self.conn);
             }
             self.shared = SharedBuffer::attach(&self.conn, bytes).ok();
         }
-        self.shared.as_ref()
     }
 
     fn shm_offered(&self) -> bool {

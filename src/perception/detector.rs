@@ -79,6 +79,13 @@ pub struct StageTimes {
     pub postprocess: Duration,
 }
 
+impl StageTimes {
+    /// Pre-process, inference and post-process in milliseconds.
+    pub fn ms(&self) -> [f64; 3] {
+        [self.preprocess, self.inference, self.postprocess].map(|d| d.as_secs_f64() * 1e3)
+    }
+}
+
 /// A prepared input: the letterboxed tensor and how to map boxes back.
 pub struct PreparedInput {
     pub tensor: Vec<f32>,
