@@ -46,6 +46,8 @@ pub struct GameConfig {
     pub gui_scale: GuiScale,
     /// Wait after an action before the next capture, so the frame shows what it changed.
     pub settle_ms: u64,
+    /// How the game window's pixels are read.
+    pub capture: crate::capture::window::Transport,
 }
 
 /// `"auto"` or a fixed scale 1..=6.
@@ -363,7 +365,7 @@ impl Config {
             };
         }
         strict!(StrictGame, GameConfig, { profile: String, window_title: String, gui_scale: GuiScale,
-            settle_ms: u64 });
+            settle_ms: u64, capture: crate::capture::window::Transport });
         strict!(StrictDetector, DetectorConfig, { model: PathBuf, confidence: f32, iou: f32,
             max_detections: usize, threads: usize, input_size: u32, k_w: f32, k_h: f32 });
         strict!(StrictOnnx, OnnxRuntimeConfig, { library: PathBuf });

@@ -576,7 +576,7 @@ fn pattern(w: u32, h: u32) -> image::RgbImage {
 #[test]
 fn the_window_capture_reads_the_shown_pixels_and_follows_the_window() {
     use vistawise::capture::frame::CaptureError;
-    use vistawise::capture::x11::{Transport, WindowCapture};
+    use vistawise::capture::window::{PixelPath, Transport, WindowCapture};
     use x11rb::connection::Connection;
     use x11rb::protocol::xproto::{ConfigureWindowAux, ConnectionExt};
     use x11rb::wrapper::ConnectionExt as _;
@@ -589,8 +589,12 @@ fn the_window_capture_reads_the_shown_pixels_and_follows_the_window() {
         .expect("capture over MIT-SHM");
     let mut core = WindowCapture::open_on(Some(&x.display), window.id, Transport::Core)
         .expect("capture over the core request");
-    assert!(shared.shared_memory(), "Xvfb offers MIT-SHM");
-    assert!(!core.shared_memory());
+    assert_eq!(
+        shared.pixel_path(),
+        PixelPath::SharedMemory,
+        "Xvfb offers MIT-SHM"
+    );
+    assert_eq!(core.pixel_path(), PixelPath::CoreRequest);
     for capture in [&mut shared, &mut core] {
         let (image, info) = capture.grab().expect("grab");
         assert!(image == shown, "the captured pixels are the shown ones");
@@ -628,7 +632,7 @@ fn the_window_capture_reads_the_shown_pixels_and_follows_the_window() {
     assert!(image == bigger, "the grown window's pixels come back whole");
     assert_eq!((info.width, info.height), (640, 360));
     assert!(
-        shared.shared_memory(),
+        shared.pixel_path() == PixelPath::SharedMemory,
         "the shared buffer grew with the window"
     );
 
@@ -672,7 +676,7 @@ fn the_step_bench_times_every_stage_on_frames_captured_from_its_own_window() {
         (report["frame_w"].as_u64(), report["frame_h"].as_u64()),
         (Some(640), Some(360))
     );
-    assert_eq!(report["shared_memory_capture"], true);
+    assert_eq!(report["capture"], "shared-memory");
     assert_eq!(
         report["capture_mismatches"], 0,
         "every captured frame is the shown one"
@@ -698,6 +702,27 @@ fn the_step_bench_times_every_stage_on_frames_captured_from_its_own_window() {
     assert!(overhead.is_finite() && overhead > -1.0, "{overhead}");
     assert!(report["floor"]["min_ms"].as_f64() > Some(0.0));
     assert!(median("step") > median("inference"));
+
+    // xcap, the capture where no X connection opens, forced: the same pixels come back.
+    let (code, out, err) = run(binary()
+        .args([
+            "bench", "step", "--frames", dir, "--steps", "2", "--warmup", "1",
+        ])
+        .args(["--json", "--set", "game.capture=xcap"])
+        .env("DISPLAY", &x.display)
+        .env("VISTAWISE_ORT_LIB", support::ort_lib())
+        .env(
+            "VISTAWISE_DETECTOR__MODEL",
+            "tests/fixtures/detector/tiny-raw.onnx",
+        ));
+    assert_eq!(code, 0, "{out}{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).expect("JSON report");
+    assert_eq!(report["capture"], "xcap");
+    assert_eq!(report["steps"], 2);
+    assert_eq!(
+        report["capture_mismatches"], 0,
+        "every frame captured through xcap is the shown one"
+    );
 
     // Frames of two sizes cannot be shown in one window: refused by name.
     image::RgbImage::new(32, 32)

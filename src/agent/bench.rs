@@ -15,7 +15,8 @@ use super::report::median;
 use super::session::{Line, Recorder, SessionError, StageMs};
 use super::success::SuccessCheck;
 use crate::capture::frame::CaptureError;
-use crate::capture::x11::{FrameWindow, WindowCapture};
+use crate::capture::window::{PixelPath, WindowCapture};
+use crate::capture::x11::FrameWindow;
 use crate::perception::{Detector, DetectorError};
 use crate::policy::MemoryStack;
 use crate::policy::planner::Planner;
@@ -68,7 +69,8 @@ pub struct BenchReport {
     /// The median over steps of (step - its floor) / its floor: each step against the bare run
     /// just before it, so the machine's drift during the bench cancels out.
     pub overhead: f64,
-    pub shared_memory_capture: Option<bool>,
+    /// How the frames were captured (`None`: not captured, `--capture none`).
+    pub capture: Option<PixelPath>,
     /// Frames shown in the bench's own window that came back with other pixels (0, or the
     /// capture is broken and its times mean nothing).
     pub capture_mismatches: usize,
@@ -243,11 +245,9 @@ pub fn run(
         frame_writer: stat("frame writer", writer),
         overhead,
         capture_mismatches,
-        shared_memory_capture: match pixels {
+        capture: match pixels {
             Pixels::Frames => None,
-            Pixels::OwnWindow { capture, .. } | Pixels::Game(capture) => {
-                Some(capture.shared_memory())
-            }
+            Pixels::OwnWindow { capture, .. } | Pixels::Game(capture) => Some(capture.pixel_path()),
         },
     })
 }
@@ -269,10 +269,9 @@ impl BenchReport {
             self.steps,
             self.frame_w,
             self.frame_h,
-            match self.shared_memory_capture {
-                Some(true) => ", captured through MIT-SHM",
-                Some(false) => ", captured through the core GetImage request",
-                None => ", no capture",
+            match self.capture {
+                Some(path) => format!(", captured through {}", path.describe()),
+                None => ", no capture".to_string(),
             }
         );
         for s in std::iter::once(&self.floor).chain(&self.stages) {

@@ -6,8 +6,8 @@
 use std::time::{Duration, Instant};
 
 use crate::capture::frame::CaptureError;
+use crate::capture::window::WindowCapture;
 use crate::capture::windows::WindowInfo;
-use crate::capture::x11::WindowCapture;
 use crate::longterm::{LongTermMemory, Query, Tracker, TrackerEvent, episode, howto};
 use crate::perception::{Detector, DetectorError};
 use crate::policy::planner::Planner;

@@ -2,8 +2,8 @@
 
 use image::RgbImage;
 
+use super::window::{Transport, WindowCapture};
 use super::windows::{WindowError, WindowInfo};
-use super::x11::{Transport, WindowCapture};
 
 #[derive(Debug, thiserror::Error)]
 pub enum CaptureError {
@@ -13,6 +13,8 @@ pub enum CaptureError {
     Gone(u32),
     #[error("cannot capture window \"{title}\": {reason}")]
     Capture { title: String, reason: String },
+    #[error("cannot connect to the X server: {0}")]
+    NoConnection(String),
     #[error("cannot read the recorded frame {path}: {reason}")]
     Frame { path: String, reason: String },
 }

@@ -1,5 +1,7 @@
-//! Capture: finding the game window (xcap) and grabbing its pixels (x11rb, MIT-SHM).
+//! Capture: finding the game window (xcap) and grabbing its pixels (x11rb and MIT-SHM on X11,
+//! xcap elsewhere).
 
 pub mod frame;
+pub mod window;
 pub mod windows;
 pub mod x11;

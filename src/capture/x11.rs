@@ -23,17 +23,8 @@ use x11rb::wrapper::ConnectionExt as _;
 use super::frame::CaptureError;
 use super::windows::WindowInfo;
 
-/// How the pixels travel from the X server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Transport {
-    /// MIT-SHM when the server offers it, else the core request.
-    Auto,
-    /// The core GetImage request (the pixels in the reply), whatever the server offers.
-    Core,
-}
-
 /// One window's pixels and pose, frame after frame, over one X connection.
-pub struct WindowCapture {
+pub struct X11Capture {
     conn: RustConnection,
     window: Window,
     root: Window,
@@ -60,23 +51,20 @@ struct SharedBuffer {
 // The mapping is owned by this value alone; nothing else aliases it on this side.
 unsafe impl Send for SharedBuffer {}
 
-impl WindowCapture {
-    /// Connects to `DISPLAY` and prepares to grab window `id`.
-    pub fn open(id: u32, transport: Transport) -> Result<Self, CaptureError> {
-        Self::open_on(None, id, transport)
-    }
-
-    /// The same on display `display` (`None`: `DISPLAY`).
+impl X11Capture {
+    /// Connects to `display` (`None`: `DISPLAY`) and prepares to grab window `id`, through
+    /// shared memory where `shared_memory` asks for it and the server offers it.
     pub fn open_on(
         display: Option<&str>,
         id: u32,
-        transport: Transport,
+        shared_memory: bool,
     ) -> Result<Self, CaptureError> {
         let fail = |reason: String| CaptureError::Capture {
             title: format!("window {id}"),
             reason,
         };
-        let (conn, screen) = x11rb::connect(display).map_err(|e| fail(e.to_string()))?;
+        let (conn, screen) =
+            x11rb::connect(display).map_err(|e| CaptureError::NoConnection(e.to_string()))?;
         let root = conn.setup().roots[screen].root;
         let atom = |name: &str| -> Result<u32, CaptureError> {
             Ok(conn
@@ -94,7 +82,7 @@ impl WindowCapture {
         let title = window_title(&conn, id, atom("_NET_WM_NAME")?, atom("UTF8_STRING")?)
             .map_err(|e| gone_or(id, e, &fail))?;
         let app_name = app_name(&conn, id).map_err(|e| gone_or(id, e, &fail))?;
-        let mut capture = WindowCapture {
+        let mut capture = X11Capture {
             conn,
             window: id,
             root,
@@ -103,7 +91,7 @@ impl WindowCapture {
             title,
             app_name,
         };
-        if transport == Transport::Auto && capture.shm_offered() {
+        if shared_memory && capture.shm_offered() {
             // A server that lists MIT-SHM but cannot take our buffer (a remote display
             // forwarding the extension) is served by the core request.
             let (w, h) = capture.size().map_err(|e| gone_or(id, e, &fail))?;
@@ -268,7 +256,7 @@ impl WindowCapture {
     }
 }
 
-impl Drop for WindowCapture {
+impl Drop for X11Capture {
     fn drop(&mut self) {
         if let Some(shared) = self.shared.take() {
             shared.detach(&self.conn);
@@ -385,6 +373,21 @@ impl FrameWindow {
                 .map_err(|e| fail(e.to_string()))?
                 .map_state;
             if state == MapState::VIEWABLE {
+                // A window manager may shrink a window that with its frame would not fit the
+                // screen; every shown frame would then come back cut.
+                let g = window
+                    .conn
+                    .get_geometry(id)
+                    .map_err(|e| fail(e.to_string()))?
+                    .reply()
+                    .map_err(|e| fail(e.to_string()))?;
+                if (g.width, g.height) != (width, height) {
+                    return Err(fail(format!(
+                        "the window manager made the {width}x{height} window {}x{} (with its \
+                         frame it does not fit the screen): use a screen larger than the frames",
+                        g.width, g.height
+                    )));
+                }
                 return Ok(window);
             }
             if std::time::Instant::now() > deadline {

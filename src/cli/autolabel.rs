@@ -10,8 +10,8 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use image::RgbImage;
+use vistawise::capture::window::WindowCapture;
 use vistawise::capture::windows;
-use vistawise::capture::x11::{Transport, WindowCapture};
 use vistawise::dataset::writer::{ImageData, YoloWriter, write_atomic};
 use vistawise::mcweb::McwebServer;
 use vistawise::minetest::autolabel::{
@@ -194,7 +194,7 @@ impl DesktopWindow {
             h: found.height,
         };
         let input = EnigoBackend::for_camera(rect, &profile.camera)?;
-        let capture = WindowCapture::open(found.id, Transport::Auto)
+        let capture = WindowCapture::open(found.id, ctx.config().game.capture)
             .context("cannot capture the game window")?;
         Ok((
             DesktopWindow {

@@ -9,8 +9,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use vistawise::agent::bench::{self, Pixels};
 use vistawise::agent::play;
 use vistawise::agent::session::Recorder;
+use vistawise::capture::window::WindowCapture;
 use vistawise::capture::windows;
-use vistawise::capture::x11::{FrameWindow, Transport, WindowCapture};
+use vistawise::capture::x11::FrameWindow;
 use vistawise::perception::{Detector, runtime};
 use vistawise::policy::planner::{Planner, PlannerConfig};
 
@@ -90,7 +91,7 @@ fn step(ctx: &AppContext, args: &StepArgs) -> Result<ExitCode> {
             let window = FrameWindow::open("vistawise bench", w as u16, h as u16).context(
                 "cannot open the bench's window (is DISPLAY set? --capture none times the rest)",
             )?;
-            let capture = WindowCapture::open(window.id(), Transport::Auto)?;
+            let capture = WindowCapture::open(window.id(), config.game.capture)?;
             Pixels::OwnWindow {
                 window: Box::new(window),
                 capture: Box::new(capture),
@@ -99,7 +100,10 @@ fn step(ctx: &AppContext, args: &StepArgs) -> Result<ExitCode> {
         CaptureArg::Game => {
             let all = windows::list().context("cannot list windows (is DISPLAY set?)")?;
             let found = windows::find_by_title(&all, &config.game.window_title)?;
-            Pixels::Game(Box::new(WindowCapture::open(found.id, Transport::Auto)?))
+            Pixels::Game(Box::new(WindowCapture::open(
+                found.id,
+                config.game.capture,
+            )?))
         }
     };
     // The recording is timed as play does it, into a session folder thrown away afterwards.

@@ -9,8 +9,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use vistawise::agent::pipeline::Parts;
 use vistawise::agent::play::{self, PlayOptions, PolicyChoice, Status};
 use vistawise::agent::session::Recorder;
+use vistawise::capture::window::WindowCapture;
 use vistawise::capture::windows;
-use vistawise::capture::x11::{Transport, WindowCapture};
 use vistawise::perception::{Detector, runtime};
 use vistawise::policy::planner::{Planner, PlannerConfig};
 use vistawise::policy::subgoal::SubgoalPolicy;
@@ -126,7 +126,7 @@ pub fn run(ctx: &AppContext, args: &PlayArgs) -> Result<ExitCode> {
             let all = windows::list().context("cannot list windows (is DISPLAY set?)")?;
             let window = windows::find_by_title(&all, &config.game.window_title)?;
             let name = format!("\"{}\" {}x{}", window.title, window.width, window.height);
-            let capture = WindowCapture::open(window.id, Transport::Auto)
+            let capture = WindowCapture::open(window.id, config.game.capture)
                 .with_context(|| format!("cannot capture the game window {name}"))?;
             (play::FrameSource::Window(Box::new(capture)), name)
         }
