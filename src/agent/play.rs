@@ -281,303 +281,426 @@ pub struct Status {
     pub note: String,
 }
 
-// The loop's parts are independent borrows (the caller keeps each); a struct of them would only
-// move the list.
-#[allow(clippy::too_many_arguments)]
+/// What a play session works with, built by the caller and borrowed for the session.
+pub struct Player<'a> {
+    pub parts: &'a Parts,
+    pub detector: &'a mut Detector,
+    pub policy: &'a mut PolicyChoice,
+    pub source: &'a mut FrameSource,
+    pub recorder: &'a mut Recorder,
+    pub long_term: &'a mut LongTerm,
+}
+
+/// Plays until the task is done, a limit is reached or a stop is asked for. Every way out, an
+/// error too, ends with the session's end record.
 pub fn play(
-    parts: &Parts,
-    detector: &mut Detector,
-    policy: &mut PolicyChoice,
-    source: &mut FrameSource,
+    player: Player<'_>,
     options: &PlayOptions,
-    recorder: &mut Recorder,
-    long_term: &mut LongTerm,
     on_status: &mut dyn FnMut(&Status),
 ) -> Result<PlaySummary, AgentError> {
-    let stop = &options.stop;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| AgentError::Runtime(e.to_string()))?;
-    let started = Instant::now();
-    let mut memory = MemoryStack::default();
-    let mut success = SuccessCheck::default();
-    let mut backend: Option<EnigoBackend> = None;
-    let mut status = Status::default();
-    let mut step: u64 = 0;
-    let end = |reason: String, success: bool, status: &Status, step: u64| PlaySummary {
-        steps: step,
-        end: reason,
-        success,
-        cost_usd: status.cost_usd,
+    let mut episode = Episode {
+        player,
+        options,
+        runtime,
+        started: Instant::now(),
+        memory: MemoryStack::default(),
+        success: SuccessCheck::default(),
+        backend: None,
+        status: Status::default(),
+        step: 0,
     };
-    // Every way out of the loop, an error too, ends with the session's end record.
-    let outcome = (|| -> Result<PlaySummary, AgentError> {
-        let summary = loop {
-            if let Some(reason) = stop.reason() {
-                if reason == StopReason::WindowLost && !options.dry_run {
-                    status.note = "paused: the game window is not focused".into();
-                    on_status(&status);
-                    std::thread::sleep(Duration::from_millis(300));
-                    // The watcher sets it again while the window stays unfocused.
-                    stop.clear_window_lost();
-                    std::thread::sleep(Duration::from_millis(100));
-                    continue;
-                }
-                break end(format!("stopped: {reason}"), false, &status, step);
-            }
-            if options.max_steps > 0 && step >= options.max_steps {
-                break end(
-                    format!("step limit ({}) reached", options.max_steps),
-                    false,
-                    &status,
-                    step,
-                );
-            }
-            if options.max_minutes > 0.0
-                && started.elapsed().as_secs_f64() / 60.0 >= options.max_minutes
-            {
-                break end(
-                    format!("time limit ({} min) reached", options.max_minutes),
-                    false,
-                    &status,
-                    step,
-                );
-            }
-            if options.max_cost_usd > 0.0 && status.cost_usd >= options.max_cost_usd {
-                break end(
-                    format!("cost cap (${:.2}) reached", options.max_cost_usd),
-                    false,
-                    &status,
-                    step,
-                );
-            }
+    let outcome = loop {
+        match episode.step(on_status) {
+            Ok(Flow::Next) => {}
+            Ok(Flow::End { reason, success }) => break Ok((reason, success)),
+            Err(e) => break Err(e),
+        }
+    };
+    episode.finish(outcome)
+}
 
-            // Capture.
-            let t = Instant::now();
-            let (frame, info) = match source.next() {
-                Ok(Some(x)) => x,
-                Ok(None) => break end("no more recorded frames".into(), false, &status, step),
-                Err(CaptureError::Gone(_)) => {
-                    break end("the game window disappeared".into(), false, &status, step);
-                }
-                Err(e) => return Err(e.into()),
-            };
-            if !options.dry_run && !info.focused {
-                status.note = "paused: the game window is not focused".into();
-                on_status(&status);
-                std::thread::sleep(Duration::from_millis(500));
-                continue;
-            }
-            status.note.clear();
-            let mut stage = StageMs {
-                capture: ms_since(t),
-                ..StageMs::default()
-            };
-            step += 1;
-            // The frame is encoded and written while the step is worked out; the step's line
-            // waits for it below.
-            let frame = std::sync::Arc::new(frame);
-            let pending_frame = recorder.save_frame_in_background(step, frame.clone());
+/// What a step leaves the loop to do.
+enum Flow {
+    Next,
+    End { reason: String, success: bool },
+}
 
-            // Perception and graph.
-            let t = Instant::now();
-            let (detections, mut perception, times) = pipeline::perceive(detector, &frame, parts)?;
-            stage.detect = ms_since(t);
-            [stage.letterbox, stage.inference, stage.decode] = times.ms();
-            let t = Instant::now();
-            let mut graph = pipeline::graph_view(parts, &perception);
-            // Success is read off the screen before deciding anything else; a sighting the open
-            // inventory refuted is left out of what the policy sees.
-            let verdict = success.judge(parts, &graph, perception.frame_w, perception.frame_h);
-            if success.drop_refuted(parts, &mut perception) > 0 {
-                graph = pipeline::graph_view(parts, &perception);
-            }
-            stage.graph = ms_since(t);
-            let t = Instant::now();
-            let query = pipeline::memory_query(parts, &graph);
-            let (long_term_text, teacher_tokens) = long_term.step(parts, &query, &runtime, stop);
-            status.tokens += teacher_tokens;
-            let (prompt, prompt_tokens) =
-                pipeline::build_prompt_with(parts, &perception, &graph, &memory, &long_term_text);
-            stage.prompt = ms_since(t);
+impl Flow {
+    fn failed(reason: impl Into<String>) -> Self {
+        Flow::End {
+            reason: reason.into(),
+            success: false,
+        }
+    }
+}
 
-            let t = Instant::now();
-            let decision = match verdict.decision(parts, perception.frame_w, perception.frame_h) {
-                Some(d) => d,
-                None => match policy {
-                    PolicyChoice::Planner(p) => {
-                        pipeline::planner_decision(parts, p, &perception, &graph)
-                    }
-                    PolicyChoice::Subgoal(sp) => match until_stopped(
-                        &runtime,
-                        stop,
-                        pipeline::subgoal_decision(
-                            parts,
-                            sp,
-                            &perception,
-                            &graph,
-                            &memory,
-                            &long_term_text,
-                        ),
-                    ) {
-                        Some(Ok(d)) => d,
-                        Some(Err(e)) => llm_failure(e),
-                        None => Decision {
-                            validation: "stopped while waiting for the LLM".into(),
-                            cost_usd: Some(0.0),
-                            ..Decision::default()
-                        },
-                    },
-                    PolicyChoice::Llm(llm) => match until_stopped(
-                        &runtime,
-                        stop,
-                        pipeline::llm_decision(parts, llm, &prompt, &perception),
-                    ) {
-                        Some(Ok(d)) => revise(
-                            parts,
-                            llm,
-                            &prompt,
-                            &perception,
-                            &query,
-                            long_term,
-                            &runtime,
-                            stop,
-                            d,
-                        ),
-                        Some(Err(e)) => llm_failure(e),
-                        None => Decision {
-                            validation: "stopped while waiting for the LLM".into(),
-                            cost_usd: Some(0.0),
-                            ..Decision::default()
-                        },
-                    },
-                },
-            };
-            stage.policy = ms_since(t);
-            status.cost_usd += decision.cost_usd.unwrap_or(0.0);
-            status.tokens += decision.usage.total();
-            status.cached_tokens += decision.usage.cached_tokens;
+/// A play session under way: the parts, and what the loop keeps from step to step.
+struct Episode<'a> {
+    player: Player<'a>,
+    options: &'a PlayOptions,
+    runtime: tokio::runtime::Runtime,
+    started: Instant,
+    /// The LIFO stack of this episode's decisions.
+    memory: MemoryStack,
+    success: SuccessCheck,
+    /// Opened on the first action (a dry run never opens one).
+    backend: Option<EnigoBackend>,
+    status: Status,
+    step: u64,
+}
 
-            let (frame_file, _) = pending_frame.wait()?;
-            let record = pipeline::step_record(
-                StepHead {
-                    step,
-                    t: started.elapsed().as_secs_f64(),
-                    frame: frame_file,
-                    frame_w: frame.width(),
-                    frame_h: frame.height(),
-                    stage_ms: stage.clone(),
-                    success_note: verdict.note(),
-                },
-                detections,
-                &perception,
-                &graph,
-                (prompt, prompt_tokens),
-                &decision,
-            );
-            // Flushed to disk before anything moves.
-            recorder.append(&Line::Step(Box::new(record)))?;
+/// What a step saw: the detector's boxes, their reading, the pooled graph and the success
+/// check's verdict.
+struct Seen {
+    detections: Vec<crate::perception::Detection>,
+    perception: crate::perception::Perception,
+    graph: pipeline::GraphView,
+    verdict: Verdict,
+}
 
-            if decision.done || verdict == Verdict::Obtained {
-                break end(
-                    "success: the target is in the inventory".into(),
-                    true,
-                    &status,
-                    step,
-                );
-            }
-            let Some(action) = decision.action else {
-                status.last_action = format!("(no action: {})", decision.validation);
-                on_status(&status);
-                continue;
-            };
-
-            // Act.
-            let t = Instant::now();
-            let mut executed = Executed::default();
-            let result = if options.dry_run {
-                "dry run: nothing sent".to_string()
-            } else {
-                let rect = WindowRect {
-                    x: info.x,
-                    y: info.y,
-                    w: info.width,
-                    h: info.height,
-                };
-                let b = match backend.as_mut() {
-                    Some(b) => {
-                        b.set_window(rect);
-                        b
-                    }
-                    None => backend.insert(EnigoBackend::for_camera(rect, &parts.profile.camera)?),
-                };
-                let result = match execute(b, &action.events, stop, &mut executed) {
-                    Ok(()) => "done".to_string(),
-                    Err(ExecError::Stopped(r)) => format!("stopped: {r}"),
-                    Err(ExecError::Input(e)) => format!("failed: {e}"),
-                };
-                std::thread::sleep(options.settle);
-                result
-            };
-            stage.act = ms_since(t);
-            recorder.append(&Line::Outcome(Outcome {
-                step,
-                sent: executed.events.clone(),
-                released: executed.released.clone(),
-                result: result.clone(),
-                act_ms: stage.act,
-            }))?;
-            long_term.acted(&query, &action.call.to_string(), &result);
-            memory.push(step, action.call.clone(), &action.reasoning);
-            memory.set_outcome(result);
-            status.step = step;
-            status.last_action = action.call.to_string();
-            status.stage_ms = stage;
-            on_status(&status);
+impl Episode<'_> {
+    /// One pass of the loop: capture, see, decide, record (on disk before anything moves), act.
+    fn step(&mut self, on_status: &mut dyn FnMut(&Status)) -> Result<Flow, AgentError> {
+        if let Some(flow) = self.halt(on_status) {
+            return Ok(flow);
+        }
+        let t = Instant::now();
+        let (frame, info) = match self.player.source.next() {
+            Ok(Some(x)) => x,
+            Ok(None) => return Ok(Flow::failed("no more recorded frames")),
+            Err(CaptureError::Gone(_)) => return Ok(Flow::failed("the game window disappeared")),
+            Err(e) => return Err(e.into()),
         };
-        Ok(summary)
-    })();
-    let summary = match outcome {
-        Ok(summary) => summary,
-        Err(e) => {
-            let reason = format!("error: {e}");
-            long_term.finish(false, &reason, &parts.kg);
-            if let Err(write) = recorder.append(&Line::End {
-                reason,
-                steps: step,
-                cost_usd: status.cost_usd,
-            }) {
+        if !self.options.dry_run && !info.focused {
+            self.pause(on_status, Duration::from_millis(500));
+            return Ok(Flow::Next);
+        }
+        self.status.note.clear();
+        let mut stage = StageMs {
+            capture: ms_since(t),
+            ..StageMs::default()
+        };
+        self.step += 1;
+        // The frame is encoded and written while the step is worked out; the step's line waits
+        // for it below.
+        let frame = std::sync::Arc::new(frame);
+        let pending_frame = self
+            .player
+            .recorder
+            .save_frame_in_background(self.step, frame.clone());
+
+        let seen = self.see(&frame, &mut stage)?;
+        let t = Instant::now();
+        let parts = self.player.parts;
+        let query = pipeline::memory_query(parts, &seen.graph);
+        let (long_term_text, teacher_tokens) =
+            self.player
+                .long_term
+                .step(parts, &query, &self.runtime, &self.options.stop);
+        self.status.tokens += teacher_tokens;
+        let prompt = pipeline::build_prompt_with(
+            parts,
+            &seen.perception,
+            &seen.graph,
+            &self.memory,
+            &long_term_text,
+        );
+        stage.prompt = ms_since(t);
+
+        let t = Instant::now();
+        let decision = self.decide(&seen, &prompt.0, &query, &long_term_text);
+        stage.policy = ms_since(t);
+        self.status.cost_usd += decision.cost_usd.unwrap_or(0.0);
+        self.status.tokens += decision.usage.total();
+        self.status.cached_tokens += decision.usage.cached_tokens;
+
+        let (frame_file, _) = pending_frame.wait()?;
+        let head = StepHead {
+            step: self.step,
+            t: self.started.elapsed().as_secs_f64(),
+            frame: frame_file,
+            frame_w: frame.width(),
+            frame_h: frame.height(),
+            stage_ms: stage.clone(),
+            success_note: seen.verdict.note(),
+        };
+        let verdict = seen.verdict;
+        let record = pipeline::step_record(
+            head,
+            seen.detections,
+            &seen.perception,
+            &seen.graph,
+            prompt,
+            &decision,
+        );
+        // Flushed to disk before anything moves.
+        self.player.recorder.append(&Line::Step(Box::new(record)))?;
+
+        if decision.done || verdict == Verdict::Obtained {
+            return Ok(Flow::End {
+                reason: "success: the target is in the inventory".into(),
+                success: true,
+            });
+        }
+        let Some(action) = decision.action else {
+            self.status.last_action = format!("(no action: {})", decision.validation);
+            on_status(&self.status);
+            return Ok(Flow::Next);
+        };
+        let t = Instant::now();
+        let (result, executed) = self.act(&info, &action.events)?;
+        stage.act = ms_since(t);
+        self.player.recorder.append(&Line::Outcome(Outcome {
+            step: self.step,
+            sent: executed.events,
+            released: executed.released,
+            result: result.clone(),
+            act_ms: stage.act,
+        }))?;
+        self.player
+            .long_term
+            .acted(&query, &action.call.to_string(), &result);
+        self.memory
+            .push(self.step, action.call.clone(), &action.reasoning);
+        self.memory.set_outcome(result);
+        self.status.step = self.step;
+        self.status.last_action = action.call.to_string();
+        self.status.stage_ms = stage;
+        on_status(&self.status);
+        Ok(Flow::Next)
+    }
+
+    /// Before a step: a stop asked for, or a step, time or cost limit reached, ends the session;
+    /// a game window that lost the focus pauses it.
+    fn halt(&mut self, on_status: &mut dyn FnMut(&Status)) -> Option<Flow> {
+        let options = self.options;
+        if let Some(reason) = options.stop.reason() {
+            if reason == StopReason::WindowLost && !options.dry_run {
+                self.pause(on_status, Duration::from_millis(300));
+                // The watcher sets it again while the window stays unfocused.
+                options.stop.clear_window_lost();
+                std::thread::sleep(Duration::from_millis(100));
+                return Some(Flow::Next);
+            }
+            return Some(Flow::failed(format!("stopped: {reason}")));
+        }
+        if options.max_steps > 0 && self.step >= options.max_steps {
+            return Some(Flow::failed(format!(
+                "step limit ({}) reached",
+                options.max_steps
+            )));
+        }
+        if options.max_minutes > 0.0
+            && self.started.elapsed().as_secs_f64() / 60.0 >= options.max_minutes
+        {
+            return Some(Flow::failed(format!(
+                "time limit ({} min) reached",
+                options.max_minutes
+            )));
+        }
+        if options.max_cost_usd > 0.0 && self.status.cost_usd >= options.max_cost_usd {
+            return Some(Flow::failed(format!(
+                "cost cap (${:.2}) reached",
+                options.max_cost_usd
+            )));
+        }
+        None
+    }
+
+    fn pause(&mut self, on_status: &mut dyn FnMut(&Status), wait: Duration) {
+        self.status.note = "paused: the game window is not focused".into();
+        on_status(&self.status);
+        std::thread::sleep(wait);
+    }
+
+    /// Detection, the graph view and the success check. Success is read off the screen before
+    /// anything is decided; a sighting the open inventory refuted is left out of what the policy
+    /// sees.
+    fn see(&mut self, frame: &image::RgbImage, stage: &mut StageMs) -> Result<Seen, AgentError> {
+        let parts = self.player.parts;
+        let t = Instant::now();
+        let (detections, mut perception, times) =
+            pipeline::perceive(self.player.detector, frame, parts)?;
+        stage.detect = ms_since(t);
+        [stage.letterbox, stage.inference, stage.decode] = times.ms();
+        let t = Instant::now();
+        let mut graph = pipeline::graph_view(parts, &perception);
+        let verdict = self
+            .success
+            .judge(parts, &graph, perception.frame_w, perception.frame_h);
+        if self.success.drop_refuted(parts, &mut perception) > 0 {
+            graph = pipeline::graph_view(parts, &perception);
+        }
+        stage.graph = ms_since(t);
+        Ok(Seen {
+            detections,
+            perception,
+            graph,
+            verdict,
+        })
+    }
+
+    /// The step's decision: the success check's own (the inventory opened to look), else the
+    /// policy's. An LLM that fails or is stopped while asked yields a decision with no action.
+    fn decide(
+        &mut self,
+        seen: &Seen,
+        prompt: &str,
+        query: &Query,
+        long_term_text: &str,
+    ) -> Decision {
+        let Episode {
+            player,
+            runtime,
+            options,
+            memory,
+            ..
+        } = self;
+        let parts = player.parts;
+        let (perception, graph) = (&seen.perception, &seen.graph);
+        if let Some(d) = seen
+            .verdict
+            .decision(parts, perception.frame_w, perception.frame_h)
+        {
+            return d;
+        }
+        let ask = Ask {
+            parts,
+            runtime,
+            stop: &options.stop,
+        };
+        match &mut *player.policy {
+            PolicyChoice::Planner(p) => pipeline::planner_decision(parts, p, perception, graph),
+            PolicyChoice::Subgoal(sp) => ask.until_stopped(pipeline::subgoal_decision(
+                parts,
+                sp,
+                perception,
+                graph,
+                memory,
+                long_term_text,
+            )),
+            PolicyChoice::Llm(llm) => {
+                match until_stopped(
+                    ask.runtime,
+                    ask.stop,
+                    pipeline::llm_decision(parts, llm, prompt, perception),
+                ) {
+                    Some(Ok(d)) => {
+                        revise(&ask, llm, prompt, perception, query, player.long_term, d)
+                    }
+                    Some(Err(e)) => llm_failure(e),
+                    None => stopped_while_asking(),
+                }
+            }
+        }
+    }
+
+    /// Sends the action's input events to the game window where it is now (nothing in a dry
+    /// run), then waits `game.settle_ms` for the game to draw what they changed.
+    fn act(
+        &mut self,
+        info: &WindowInfo,
+        events: &[crate::skills::InputEvent],
+    ) -> Result<(String, Executed), AgentError> {
+        let mut executed = Executed::default();
+        if self.options.dry_run {
+            return Ok(("dry run: nothing sent".to_string(), executed));
+        }
+        let rect = WindowRect {
+            x: info.x,
+            y: info.y,
+            w: info.width,
+            h: info.height,
+        };
+        let backend = match self.backend.as_mut() {
+            Some(b) => {
+                b.set_window(rect);
+                b
+            }
+            None => self.backend.insert(EnigoBackend::for_camera(
+                rect,
+                &self.player.parts.profile.camera,
+            )?),
+        };
+        let result = match execute(backend, events, &self.options.stop, &mut executed) {
+            Ok(()) => "done".to_string(),
+            Err(ExecError::Stopped(r)) => format!("stopped: {r}"),
+            Err(ExecError::Input(e)) => format!("failed: {e}"),
+        };
+        std::thread::sleep(self.options.settle);
+        Ok((result, executed))
+    }
+
+    /// Stores the episode in the long-term memory and writes the session's end record.
+    fn finish(
+        self,
+        outcome: Result<(String, bool), AgentError>,
+    ) -> Result<PlaySummary, AgentError> {
+        let kg = &self.player.parts.kg;
+        let (reason, success) = match &outcome {
+            Ok((reason, success)) => (reason.clone(), *success),
+            Err(e) => (format!("error: {e}"), false),
+        };
+        self.player.long_term.finish(success, &reason, kg);
+        let written = self.player.recorder.append(&Line::End {
+            reason: reason.clone(),
+            steps: self.step,
+            cost_usd: self.status.cost_usd,
+        });
+        if let Err(e) = outcome {
+            if let Err(write) = written {
                 tracing::warn!("cannot write the session's end record: {write}");
             }
             return Err(e);
         }
-    };
-    long_term.finish(summary.success, &summary.end, &parts.kg);
-    recorder.append(&Line::End {
-        reason: summary.end.clone(),
-        steps: summary.steps,
-        cost_usd: summary.cost_usd,
-    })?;
-    Ok(summary)
+        written?;
+        Ok(PlaySummary {
+            steps: self.step,
+            end: reason,
+            success,
+            cost_usd: self.status.cost_usd,
+        })
+    }
+}
+
+/// What asking the LLM during a step needs besides the question.
+struct Ask<'r> {
+    parts: &'r Parts,
+    runtime: &'r tokio::runtime::Runtime,
+    stop: &'r StopFlag,
+}
+
+impl Ask<'_> {
+    /// An LLM-backed decision, or one with no action that says why there is none.
+    fn until_stopped(
+        &self,
+        request: impl std::future::Future<Output = Result<Decision, LlmError>>,
+    ) -> Decision {
+        match until_stopped(self.runtime, self.stop, request) {
+            Some(Ok(d)) => d,
+            Some(Err(e)) => llm_failure(e),
+            None => stopped_while_asking(),
+        }
+    }
 }
 
 /// MINDSTORES' outcome prediction on the LLM's action: while the experience store predicts it
 /// fails, the LLM is asked again with the prediction, at most `memory.max_revisions` times.
 /// Every answer's attempts, tokens and cost are kept.
-#[allow(clippy::too_many_arguments)]
 fn revise(
-    parts: &Parts,
+    ask: &Ask,
     llm: &LlmPolicy,
     prompt: &str,
     perception: &crate::perception::Perception,
     query: &Query,
     long_term: &mut LongTerm,
-    runtime: &tokio::runtime::Runtime,
-    stop: &StopFlag,
     mut decision: Decision,
 ) -> Decision {
-    for _ in 0..parts.config.memory.max_revisions {
+    for _ in 0..ask.parts.config.memory.max_revisions {
         let Some(plan) = decision.action.as_ref().map(|a| a.call.to_string()) else {
             break;
         };
@@ -592,9 +715,9 @@ fn revise(
         let feedback = prediction.feedback(&plan);
         let revised_prompt = format!("{prompt}\n\n{feedback}");
         let asked = until_stopped(
-            runtime,
-            stop,
-            pipeline::llm_decision(parts, llm, &revised_prompt, perception),
+            ask.runtime,
+            ask.stop,
+            pipeline::llm_decision(ask.parts, llm, &revised_prompt, perception),
         );
         match asked {
             // Stopped: the first answer stands; the loop ends before it is acted on.
@@ -622,6 +745,14 @@ fn revise(
         }
     }
     decision
+}
+
+fn stopped_while_asking() -> Decision {
+    Decision {
+        validation: "stopped while waiting for the LLM".into(),
+        cost_usd: Some(0.0),
+        ..Decision::default()
+    }
 }
 
 /// Runs an LLM request until it ends or a stop is requested (looked at every 50 ms): Ctrl-C or

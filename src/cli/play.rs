@@ -208,16 +208,15 @@ pub fn run(ctx: &AppContext, args: &PlayArgs) -> Result<ExitCode> {
         stop: stop.clone(),
     };
     let mut long_term = super::memory::open_long_term(ctx, &parts)?;
-    let summary = play::play(
-        &parts,
-        &mut detector,
-        &mut policy,
-        &mut source,
-        &options,
-        &mut recorder,
-        &mut long_term,
-        &mut show,
-    )?;
+    let player = play::Player {
+        parts: &parts,
+        detector: &mut detector,
+        policy: &mut policy,
+        source: &mut source,
+        recorder: &mut recorder,
+        long_term: &mut long_term,
+    };
+    let summary = play::play(player, &options, &mut show)?;
     bar.finish_and_clear();
     println!(
         "{} after {} steps (${:.4}); session {}",
