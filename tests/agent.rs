@@ -85,12 +85,16 @@ fn a_dry_run_records_every_step_and_sends_nothing() {
         skills,
         [Some("open_inventory"), Some("close_screen"), Some("turn")]
     );
-    assert_eq!(first.validation, "valid");
+    assert_eq!(
+        first.validation,
+        vistawise::agent::session::Validation::Valid
+    );
     assert!(!first.events.is_empty());
     for s in &session.steps {
         assert!(session.dir.join(&s.frame).is_file());
         let outcome = session.outcome(s.step).expect("outcome");
-        assert_eq!(outcome.result, "dry run: nothing sent");
+        assert_eq!(outcome.result, vistawise::skills::ActResult::DryRun);
+        assert_eq!(outcome.result.to_string(), "dry run: nothing sent");
         assert!(outcome.sent.is_empty());
     }
     let frame = session.frame(first).expect("frame");
@@ -121,7 +125,7 @@ fn a_real_run_sends_the_validated_events_to_the_game_window() {
     // Everything planned was sent, every step (the record keeps the waits too).
     for s in &session.steps {
         let outcome = session.outcome(s.step).expect("outcome");
-        assert_eq!(outcome.result, "done");
+        assert_eq!(outcome.result, vistawise::skills::ActResult::Done);
         assert_eq!(outcome.sent, s.events);
     }
     // The frame's log icon is on no bag slot (see above): after the look in the bag (open,

@@ -7,7 +7,7 @@ use std::time::Instant;
 use image::RgbImage;
 use petgraph::graph::NodeIndex;
 
-use super::session::{StageMs, StepRecord};
+use super::session::{StageMs, StepRecord, Validation};
 use crate::config::Config;
 use crate::knowledge::{
     self, KnowledgeGraph, PathLimits, PooledText, ScreenText, SlotLabel, Strategy,
@@ -269,7 +269,7 @@ pub struct Decision {
     pub attempts: Vec<Attempt>,
     pub reasoning: String,
     /// "valid" or why there is no action.
-    pub validation: String,
+    pub validation: Validation,
     pub usage: Usage,
     pub cost_usd: Option<f64>,
     /// The planner found the target in the inventory.
@@ -346,13 +346,13 @@ pub fn validate_call(
                 reasoning: reasoning.clone(),
             }),
             reasoning,
-            validation: "valid".into(),
+            validation: Validation::Valid,
             cost_usd: Some(0.0),
             ..Decision::default()
         },
         Err(e) => Decision {
             reasoning,
-            validation: e.to_string(),
+            validation: Validation::Refused(e.to_string()),
             cost_usd: Some(0.0),
             ..Decision::default()
         },
@@ -378,12 +378,12 @@ pub fn planner_decision(
         }
         PlanStep::Done => Decision {
             done: true,
-            validation: "done".into(),
+            validation: Validation::Done,
             cost_usd: Some(0.0),
             ..Decision::default()
         },
         PlanStep::Stuck(why) => Decision {
-            validation: format!("planner stuck: {why}"),
+            validation: Validation::PlannerStuck(why.clone()),
             reasoning: why,
             cost_usd: Some(0.0),
             ..Decision::default()
@@ -435,7 +435,7 @@ pub async fn subgoal_decision(
                 PlanStep::Done if goal == parts.target => {
                     let mut d = Decision {
                         done: true,
-                        validation: "done".into(),
+                        validation: Validation::Done,
                         cost_usd: Some(0.0),
                         ..Decision::default()
                     };
@@ -475,10 +475,7 @@ pub async fn subgoal_decision(
         }
     }
     let mut d = Decision {
-        validation: match &policy.last_outcome {
-            Some(o) => format!("no goal to work toward ({o})"),
-            None => "no goal named".into(),
-        },
+        validation: Validation::NoGoal(policy.last_outcome.clone()),
         cost_usd: Some(0.0),
         ..Decision::default()
     };
@@ -514,9 +511,12 @@ pub async fn llm_decision(
     let mut turn = policy.decide(prompt, &parts.profile.skills, &ctx).await?;
     policy.count_unreported(&mut turn, &parts.counter);
     let validation = match (&turn.action, turn.attempts.last()) {
-        (Some(_), _) => "valid".to_string(),
-        (None, Some(a)) => a.rejected.clone().unwrap_or_else(|| "no answer".into()),
-        (None, None) => "no answer".into(),
+        (Some(_), _) => Validation::Valid,
+        (None, Some(a)) => a
+            .rejected
+            .clone()
+            .map_or(Validation::NoAnswer, Validation::Refused),
+        (None, None) => Validation::NoAnswer,
     };
     Ok(Decision {
         reasoning: turn

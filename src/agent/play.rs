@@ -14,11 +14,11 @@ use crate::policy::planner::Planner;
 use crate::policy::subgoal::SubgoalPolicy;
 use crate::policy::{ChatOptions, LlmClient, LlmError, LlmPolicy, MemoryStack};
 use crate::skills::{
-    EnigoBackend, ExecError, Executed, InputError, StopFlag, StopReason, WindowRect, execute,
+    ActResult, EnigoBackend, Executed, InputError, StopFlag, StopReason, WindowRect, execute,
 };
 
 use super::pipeline::{self, Decision, Parts, StepHead, ms_since};
-use super::session::{Line, Meta, Outcome, Recorder, SessionError, StageMs};
+use super::session::{Line, Meta, Outcome, Recorder, SessionError, StageMs, Validation};
 use super::success::{SuccessCheck, Verdict};
 
 pub enum PolicyChoice {
@@ -128,16 +128,18 @@ impl LongTerm {
     }
 
     /// The step's action ran with this result.
-    pub fn acted(&mut self, q: &Query, plan: &str, result: &str) {
+    pub fn acted(&mut self, q: &Query, plan: &str, result: &ActResult) {
         if !self.memory.is_empty() {
             self.tracker.acted(q, plan, result);
         }
     }
 
     /// The episode is over: store the last attempt and, on success, the exemplar.
-    pub fn finish(&mut self, success: bool, end: &str, kg: &crate::knowledge::KnowledgeGraph) {
+    pub fn finish(&mut self, end: &EndReason, kg: &crate::knowledge::KnowledgeGraph) {
         if !self.memory.is_empty() {
-            let events = self.tracker.finish(success, end);
+            let events = self
+                .tracker
+                .finish(*end == EndReason::Success, &end.to_string());
             self.store(events, kg);
         }
     }
@@ -263,9 +265,47 @@ pub enum AgentError {
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlaySummary {
     pub steps: u64,
-    pub end: String,
-    pub success: bool,
+    pub end: EndReason,
     pub cost_usd: f64,
+}
+
+impl PlaySummary {
+    pub fn success(&self) -> bool {
+        self.end == EndReason::Success
+    }
+}
+
+/// Why a play session ended; the session's end record holds its text.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EndReason {
+    /// The task's target is in the inventory.
+    Success,
+    Stopped(StopReason),
+    StepLimit(u64),
+    /// Minutes.
+    TimeLimit(f64),
+    /// US dollars.
+    CostCap(f64),
+    /// Played on recorded frames, and they ran out.
+    FramesRanOut,
+    WindowGone,
+    /// An error ended the loop (the error itself is returned too).
+    Error(String),
+}
+
+impl std::fmt::Display for EndReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EndReason::Success => f.write_str("success: the target is in the inventory"),
+            EndReason::Stopped(why) => write!(f, "stopped: {why}"),
+            EndReason::StepLimit(n) => write!(f, "step limit ({n}) reached"),
+            EndReason::TimeLimit(min) => write!(f, "time limit ({min} min) reached"),
+            EndReason::CostCap(usd) => write!(f, "cost cap (${usd:.2}) reached"),
+            EndReason::FramesRanOut => f.write_str("no more recorded frames"),
+            EndReason::WindowGone => f.write_str("the game window disappeared"),
+            EndReason::Error(e) => write!(f, "error: {e}"),
+        }
+    }
 }
 
 /// What the live status line shows.
@@ -316,7 +356,7 @@ pub fn play(
     let outcome = loop {
         match episode.step(on_status) {
             Ok(Flow::Next) => {}
-            Ok(Flow::End { reason, success }) => break Ok((reason, success)),
+            Ok(Flow::End(reason)) => break Ok(reason),
             Err(e) => break Err(e),
         }
     };
@@ -326,16 +366,7 @@ pub fn play(
 /// What a step leaves the loop to do.
 enum Flow {
     Next,
-    End { reason: String, success: bool },
-}
-
-impl Flow {
-    fn failed(reason: impl Into<String>) -> Self {
-        Flow::End {
-            reason: reason.into(),
-            success: false,
-        }
-    }
+    End(EndReason),
 }
 
 /// A play session under way: the parts, and what the loop keeps from step to step.
@@ -371,8 +402,8 @@ impl Episode<'_> {
         let t = Instant::now();
         let (frame, info) = match self.player.source.next() {
             Ok(Some(x)) => x,
-            Ok(None) => return Ok(Flow::failed("no more recorded frames")),
-            Err(CaptureError::Gone(_)) => return Ok(Flow::failed("the game window disappeared")),
+            Ok(None) => return Ok(Flow::End(EndReason::FramesRanOut)),
+            Err(CaptureError::Gone(_)) => return Ok(Flow::End(EndReason::WindowGone)),
             Err(e) => return Err(e.into()),
         };
         if !self.options.dry_run && !info.focused {
@@ -441,10 +472,7 @@ impl Episode<'_> {
         self.player.recorder.append(&Line::Step(Box::new(record)))?;
 
         if decision.done || verdict == Verdict::Obtained {
-            return Ok(Flow::End {
-                reason: "success: the target is in the inventory".into(),
-                success: true,
-            });
+            return Ok(Flow::End(EndReason::Success));
         }
         let Some(action) = decision.action else {
             self.status.last_action = format!("(no action: {})", decision.validation);
@@ -466,7 +494,7 @@ impl Episode<'_> {
             .acted(&query, &action.call.to_string(), &result);
         self.memory
             .push(self.step, action.call.clone(), &action.reasoning);
-        self.memory.set_outcome(result);
+        self.memory.set_outcome(result.to_string());
         self.status.step = self.step;
         self.status.last_action = action.call.to_string();
         self.status.stage_ms = stage;
@@ -486,27 +514,18 @@ impl Episode<'_> {
                 std::thread::sleep(Duration::from_millis(100));
                 return Some(Flow::Next);
             }
-            return Some(Flow::failed(format!("stopped: {reason}")));
+            return Some(Flow::End(EndReason::Stopped(reason)));
         }
         if options.max_steps > 0 && self.step >= options.max_steps {
-            return Some(Flow::failed(format!(
-                "step limit ({}) reached",
-                options.max_steps
-            )));
+            return Some(Flow::End(EndReason::StepLimit(options.max_steps)));
         }
         if options.max_minutes > 0.0
             && self.started.elapsed().as_secs_f64() / 60.0 >= options.max_minutes
         {
-            return Some(Flow::failed(format!(
-                "time limit ({} min) reached",
-                options.max_minutes
-            )));
+            return Some(Flow::End(EndReason::TimeLimit(options.max_minutes)));
         }
         if options.max_cost_usd > 0.0 && self.status.cost_usd >= options.max_cost_usd {
-            return Some(Flow::failed(format!(
-                "cost cap (${:.2}) reached",
-                options.max_cost_usd
-            )));
+            return Some(Flow::End(EndReason::CostCap(options.max_cost_usd)));
         }
         None
     }
@@ -605,10 +624,10 @@ impl Episode<'_> {
         &mut self,
         info: &WindowInfo,
         events: &[crate::skills::InputEvent],
-    ) -> Result<(String, Executed), AgentError> {
+    ) -> Result<(ActResult, Executed), AgentError> {
         let mut executed = Executed::default();
         if self.options.dry_run {
-            return Ok(("dry run: nothing sent".to_string(), executed));
+            return Ok((ActResult::DryRun, executed));
         }
         let rect = WindowRect {
             x: info.x,
@@ -626,28 +645,20 @@ impl Episode<'_> {
                 &self.player.parts.profile.camera,
             )?),
         };
-        let result = match execute(backend, events, &self.options.stop, &mut executed) {
-            Ok(()) => "done".to_string(),
-            Err(ExecError::Stopped(r)) => format!("stopped: {r}"),
-            Err(ExecError::Input(e)) => format!("failed: {e}"),
-        };
+        let result = ActResult::from(execute(backend, events, &self.options.stop, &mut executed));
         std::thread::sleep(self.options.settle);
         Ok((result, executed))
     }
 
     /// Stores the episode in the long-term memory and writes the session's end record.
-    fn finish(
-        self,
-        outcome: Result<(String, bool), AgentError>,
-    ) -> Result<PlaySummary, AgentError> {
-        let kg = &self.player.parts.kg;
-        let (reason, success) = match &outcome {
-            Ok((reason, success)) => (reason.clone(), *success),
-            Err(e) => (format!("error: {e}"), false),
+    fn finish(self, outcome: Result<EndReason, AgentError>) -> Result<PlaySummary, AgentError> {
+        let end = match &outcome {
+            Ok(end) => end.clone(),
+            Err(e) => EndReason::Error(e.to_string()),
         };
-        self.player.long_term.finish(success, &reason, kg);
+        self.player.long_term.finish(&end, &self.player.parts.kg);
         let written = self.player.recorder.append(&Line::End {
-            reason: reason.clone(),
+            reason: end.to_string(),
             steps: self.step,
             cost_usd: self.status.cost_usd,
         });
@@ -660,8 +671,7 @@ impl Episode<'_> {
         written?;
         Ok(PlaySummary {
             steps: self.step,
-            end: reason,
-            success,
+            end,
             cost_usd: self.status.cost_usd,
         })
     }
@@ -749,7 +759,7 @@ fn revise(
 
 fn stopped_while_asking() -> Decision {
     Decision {
-        validation: "stopped while waiting for the LLM".into(),
+        validation: Validation::Stopped,
         cost_usd: Some(0.0),
         ..Decision::default()
     }
@@ -780,7 +790,7 @@ pub fn until_stopped<F: std::future::Future>(
 /// goes on (the limits still apply).
 fn llm_failure(e: LlmError) -> Decision {
     Decision {
-        validation: format!("LLM request failed: {e}"),
+        validation: Validation::LlmFailed(e.to_string()),
         cost_usd: Some(0.0),
         ..Decision::default()
     }

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::pipeline::{self, Parts};
-use super::session::{Session, SessionError};
+use super::session::{Session, SessionError, Validation};
 use super::success::SuccessCheck;
 use crate::perception::Perception;
 use crate::policy::usage_summary::{Spent, UsageSummary};
@@ -194,7 +194,7 @@ impl CaseFile {
                 .decision(parts, step.frame_w, step.frame_h)
                 .is_some();
             let Some(call) = &step.action else { continue };
-            if decided_by_check || step.validation != "valid" {
+            if decided_by_check || !step.validation.is_valid() {
                 continue;
             }
             cases.push(Case {
@@ -203,7 +203,7 @@ impl CaseFile {
                 accept: accepted_for(call, &parts.profile.skills, &step.perception),
                 recorded: call.clone(),
                 reasoning: step.reasoning.clone(),
-                outcome: session.outcome(step.step).map(|o| o.result.clone()),
+                outcome: session.outcome(step.step).map(|o| o.result.to_string()),
             });
         }
         CaseFile {
@@ -347,7 +347,7 @@ pub struct CaseResult {
     pub same_skill: bool,
     pub agrees: bool,
     /// Why no valid call came out ("valid" when one did).
-    pub validation: String,
+    pub validation: Validation,
     pub usage: crate::policy::Usage,
     pub cost_usd: Option<f64>,
     pub seconds: f64,
@@ -456,7 +456,7 @@ impl Score {
         let mut reasons: Vec<(String, usize)> = Vec::new();
         for r in results.iter().filter(|r| !r.valid) {
             // The reason's kind, not its numbers: "unknown skill", "expected 2 arguments".
-            let kind: String = r.validation.chars().take(60).collect();
+            let kind: String = r.validation.to_string().chars().take(60).collect();
             match reasons.iter_mut().find(|(k, _)| *k == kind) {
                 Some((_, n)) => *n += 1,
                 None => reasons.push((kind, 1)),

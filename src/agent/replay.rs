@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::pipeline::{self, Decision, Parts};
-use super::session::{Session, StepRecord};
+use super::session::{Session, StepRecord, Validation};
 use super::success::SuccessCheck;
 use crate::perception::decode::iou;
 use crate::perception::{Detection, Detector, DetectorError};
@@ -33,7 +33,7 @@ pub struct StepDiff {
     pub prompt: Option<String>,
     pub recorded_action: Option<SkillCall>,
     pub replayed_action: Option<SkillCall>,
-    pub replayed_validation: String,
+    pub replayed_validation: Validation,
     /// The replayed decision's tokens (prompt, cached, completion) and cost: zero for the
     /// recorded answers and the planner.
     pub usage: Usage,
@@ -123,13 +123,13 @@ fn recorded_decision(parts: &Parts, step: &StepRecord) -> Decision {
                 return Decision {
                     reasoning: action.reasoning.clone(),
                     action: Some(action),
-                    validation: "valid".into(),
+                    validation: Validation::Valid,
                     ..Decision::default()
                 };
             }
         }
         return Decision {
-            validation: "no recorded answer is valid now".into(),
+            validation: Validation::NoValidRecordedAnswer,
             ..Decision::default()
         };
     }
@@ -190,7 +190,7 @@ pub fn replay(
         if let Some(a) = &decision.action {
             memory.push(step.step, a.call.clone(), &a.reasoning);
             if let Some(o) = session.outcome(step.step) {
-                memory.set_outcome(o.result.clone());
+                memory.set_outcome(o.result.to_string());
             }
         }
         let diff = StepDiff {

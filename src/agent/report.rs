@@ -264,7 +264,7 @@ pub fn render(session: &Session) -> Result<String, SessionError> {
             .action
             .as_ref()
             .map_or("(none)".to_string(), |a| a.to_string());
-        let class = if s.validation == "valid" { "ok" } else { "bad" };
+        let class = if s.validation.is_valid() { "ok" } else { "bad" };
         let _ = write!(
             html,
             "<section id=\"step-{n}\"><h2>Step {n} <small>t = {t:.1} s</small></h2><div class=\"step\">\
@@ -278,8 +278,9 @@ pub fn render(session: &Session) -> Result<String, SessionError> {
             img = frame_data_uri(session, s)?,
             dets = s.detections.len(),
             action = esc(&action),
-            validation = esc(&s.validation),
-            outcome = esc(outcome.map_or("(not run)", |o| o.result.as_str())),
+            validation = esc(&s.validation.to_string()),
+            outcome =
+                esc(&outcome.map_or_else(|| "(not run)".to_string(), |o| o.result.to_string())),
             knowledge = esc(&s.knowledge),
             inventory = esc(&s.inventory),
             environment = esc(&s.environment),

@@ -6,7 +6,7 @@ use crate::policy::MemoryStack;
 use crate::skills::StopFlag;
 
 use super::pipeline::{self, Parts};
-use super::play::LongTerm;
+use super::play::{EndReason, LongTerm};
 
 /// One scripted step's prompt size.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,14 +44,14 @@ pub fn run_episode(
             prompt,
         });
         if let Some(action) = step.action {
-            long_term.acted(&query, action, step.result);
+            long_term.acted(&query, action, &step.result);
         }
     }
     let end = if episode.success {
-        "success: the target is in the inventory"
+        EndReason::Success
     } else {
-        "step limit reached"
+        EndReason::StepLimit(episode.steps.len() as u64)
     };
-    long_term.finish(episode.success, end, &parts.kg);
+    long_term.finish(&end, &parts.kg);
     out
 }

@@ -86,7 +86,7 @@ impl Verdict {
         match self {
             Verdict::Obtained => Some(Decision {
                 done: true,
-                validation: "done".into(),
+                validation: crate::agent::session::Validation::Done,
                 cost_usd: Some(0.0),
                 ..Decision::default()
             }),

@@ -225,7 +225,7 @@ pub fn run(ctx: &AppContext, args: &PlayArgs) -> Result<ExitCode> {
         summary.cost_usd,
         recorder.dir().display()
     );
-    Ok(if summary.success {
+    Ok(if summary.success() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

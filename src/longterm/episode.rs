@@ -3,6 +3,7 @@
 //! the inventory gained an item), each sub-goal reached closes a plan, and a successful episode
 //! becomes an exemplar.
 
+use crate::skills::ActResult;
 use std::collections::BTreeSet;
 
 use petgraph::Direction;
@@ -41,7 +42,7 @@ pub enum TrackerEvent {
 struct Pending {
     before: Query,
     plan: String,
-    result: String,
+    result: ActResult,
 }
 
 #[derive(Debug, Clone)]
@@ -174,8 +175,8 @@ impl Tracker {
             let gained: Vec<&String> = q.inventory.difference(&p.before.inventory).collect();
             let (success, reason) = if !gained.is_empty() {
                 (true, format!("got {}", text::list_or_none(&gained)))
-            } else if p.result != "done" && !p.result.starts_with("dry run") {
-                (false, p.result.clone())
+            } else if !p.result.ran() {
+                (false, p.result.to_string())
             } else if !yields_items(&p.plan) {
                 (
                     true,
@@ -228,11 +229,11 @@ impl Tracker {
     }
 
     /// The step's action ran (`result`: "done", "failed: ...", "dry run ...").
-    pub fn acted(&mut self, q: &Query, plan: &str, result: &str) {
+    pub fn acted(&mut self, q: &Query, plan: &str, result: &ActResult) {
         self.pending = Some(Pending {
             before: q.clone(),
             plan: plan.to_string(),
-            result: result.to_string(),
+            result: result.clone(),
         });
         if let Some(s) = &mut self.subgoal {
             s.steps.push(plan.to_string());
@@ -295,13 +296,13 @@ mod tests {
         let mut t = Tracker::new("Obtain planks.");
         let none = |_: &str, _: &Query| -> Option<String> { None };
         assert!(t.observe(&q(&[], Some("Oak Log")), &none).is_empty());
-        t.acted(&q(&[], Some("Oak Log")), "mine_log(2.0)", "done");
+        t.acted(&q(&[], Some("Oak Log")), "mine_log(2.0)", &ActResult::Done);
         let ev = t.observe(&q(&[], Some("Oak Log")), &none);
         assert!(
             matches!(&ev[..], [TrackerEvent::Attempt(e)] if !e.success && e.reason.contains("no progress")),
             "{ev:?}"
         );
-        t.acted(&q(&[], Some("Oak Log")), "mine_log(3.0)", "done");
+        t.acted(&q(&[], Some("Oak Log")), "mine_log(3.0)", &ActResult::Done);
         let ev = t.observe(&q(&["Oak Log"], Some("Oak Planks")), &none);
         assert!(
             matches!(&ev[0], TrackerEvent::Attempt(e) if e.success && e.reason == "got Oak Log")
@@ -313,7 +314,7 @@ mod tests {
         t.acted(
             &q(&["Oak Log"], Some("Oak Planks")),
             "open_inventory()",
-            "done",
+            &ActResult::Done,
         );
         let ev = t.observe(&q(&["Oak Log"], Some("Oak Planks")), &none);
         assert!(
@@ -323,7 +324,7 @@ mod tests {
         t.acted(
             &q(&["Oak Log"], Some("Oak Planks")),
             "craft_plank()",
-            "done",
+            &ActResult::Done,
         );
         let ev = t.finish(true, "success");
         assert!(matches!(&ev[0], TrackerEvent::Attempt(e) if e.success));

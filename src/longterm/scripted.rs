@@ -9,6 +9,7 @@
 //! 4. `stone_pickaxe` again, succeeded: the same as 2 (what a repeat finds in memory).
 
 use crate::perception::{EnvironmentEntity, InventoryIcon, Perception};
+use crate::skills::ActResult;
 
 #[derive(Debug, Clone)]
 pub struct ScriptedStep {
@@ -18,7 +19,7 @@ pub struct ScriptedStep {
     pub entities: Vec<(&'static str, bool)>,
     /// The action taken at this step (None on the last, observed-only step).
     pub action: Option<&'static str>,
-    pub result: &'static str,
+    pub result: ActResult,
 }
 
 #[derive(Debug, Clone)]
@@ -79,7 +80,7 @@ fn step(
         icons: icons.to_vec(),
         entities: entities.to_vec(),
         action,
-        result: "done",
+        result: ActResult::Done,
     }
 }
 

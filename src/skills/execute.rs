@@ -30,6 +30,79 @@ impl std::fmt::Display for StopReason {
     }
 }
 
+/// What became of a step's input events. A session stores it as the text `Display` gives
+/// ("done", "dry run: nothing sent", "stopped: ...", "failed: ..."), and reads that text back.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(into = "String", from = "String")]
+pub enum ActResult {
+    /// Every event was sent.
+    Done,
+    /// A dry run: nothing was sent.
+    DryRun,
+    /// A stop cut the events short (what was held was released).
+    Stopped(String),
+    /// An event could not be sent (what was held was released).
+    Failed(String),
+}
+
+impl ActResult {
+    /// The action ran as asked (or would have, in a dry run): whether it did any good is for
+    /// the next frame to tell.
+    pub fn ran(&self) -> bool {
+        matches!(self, ActResult::Done | ActResult::DryRun)
+    }
+}
+
+impl std::fmt::Display for ActResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ActResult::Done => f.write_str("done"),
+            ActResult::DryRun => f.write_str("dry run: nothing sent"),
+            ActResult::Stopped(why) => write!(f, "stopped: {why}"),
+            ActResult::Failed(why) => write!(f, "failed: {why}"),
+        }
+    }
+}
+
+impl From<ActResult> for String {
+    fn from(r: ActResult) -> String {
+        r.to_string()
+    }
+}
+
+impl From<String> for ActResult {
+    /// The session text back; a text of no known form is a failure that says what it was.
+    fn from(s: String) -> ActResult {
+        if s == "done" {
+            ActResult::Done
+        } else if s.starts_with("dry run") {
+            ActResult::DryRun
+        } else if let Some(why) = s.strip_prefix("stopped: ") {
+            ActResult::Stopped(why.to_string())
+        } else if let Some(why) = s.strip_prefix("failed: ") {
+            ActResult::Failed(why.to_string())
+        } else {
+            ActResult::Failed(s)
+        }
+    }
+}
+
+impl From<&str> for ActResult {
+    fn from(s: &str) -> ActResult {
+        ActResult::from(s.to_string())
+    }
+}
+
+impl From<Result<(), ExecError>> for ActResult {
+    fn from(r: Result<(), ExecError>) -> ActResult {
+        match r {
+            Ok(()) => ActResult::Done,
+            Err(ExecError::Stopped(why)) => ActResult::Stopped(why.to_string()),
+            Err(ExecError::Input(e)) => ActResult::Failed(e.to_string()),
+        }
+    }
+}
+
 /// Shared between the executor, the signal handlers and the emergency-stop watcher.
 #[derive(Debug, Clone, Default)]
 pub struct StopFlag(pub Arc<AtomicUsize>);
@@ -212,6 +285,33 @@ fn send_all(
 mod tests {
     use super::*;
     use crate::skills::input::{DryRun, WindowRect};
+
+    #[test]
+    fn an_act_result_reads_back_from_the_text_a_session_holds() {
+        let all = [
+            ActResult::Done,
+            ActResult::DryRun,
+            ActResult::Stopped(StopReason::EmergencyKey.to_string()),
+            ActResult::Failed("xdo: no display".into()),
+        ];
+        for r in all {
+            let json = serde_json::to_string(&r).expect("serialise");
+            assert!(json.starts_with('"'), "stored as its text: {json}");
+            let back: ActResult = serde_json::from_str(&json).expect("read back");
+            assert_eq!(back, r);
+        }
+        assert_eq!(
+            serde_json::to_string(&ActResult::DryRun).expect("serialise"),
+            "\"dry run: nothing sent\""
+        );
+        assert!(ActResult::Done.ran() && ActResult::DryRun.ran());
+        assert!(!ActResult::Stopped("x".into()).ran());
+        // A text of no known form is kept, as a failure.
+        assert_eq!(
+            ActResult::from("window moved"),
+            ActResult::Failed("window moved".into())
+        );
+    }
 
     const WINDOW: WindowRect = WindowRect {
         x: 0,

@@ -10,7 +10,7 @@ pub mod keys;
 pub mod library;
 pub mod profile;
 
-pub use execute::{ExecError, Executed, StopFlag, StopReason, execute};
+pub use execute::{ActResult, ExecError, Executed, StopFlag, StopReason, execute};
 pub use expand::{
     CallArg, CallError, Camera, ExpandContext, InputEvent, SkillCall, SlotGeometry, plan,
 };
