@@ -662,19 +662,21 @@ fn the_step_bench_times_every_stage_on_frames_captured_from_its_own_window() {
             .expect("frame");
     }
     let dir = frames.path().to_str().expect("utf-8 path");
-    let (code, out, err) = run(binary()
-        .args([
-            "bench", "step", "--frames", dir, "--steps", "4", "--warmup", "2",
-        ])
-        .args(["--task", "planks", "--json"])
-        .env("DISPLAY", &x.display)
-        .env("VISTAWISE_ORT_LIB", support::ort_lib())
-        .env(
-            "VISTAWISE_DETECTOR__MODEL",
-            "tests/fixtures/detector/tiny-raw.onnx",
-        ));
-    assert_eq!(code, 0, "{out}{err}");
-    let report: serde_json::Value = serde_json::from_str(&out).expect("JSON report");
+    // `bench step --json` on these frames, shown on this display; its report.
+    let bench = |args: &[&str]| -> serde_json::Value {
+        let (code, out, err) = run(binary()
+            .args(["bench", "step", "--frames", dir, "--json"])
+            .args(args)
+            .env("DISPLAY", &x.display)
+            .env("VISTAWISE_ORT_LIB", support::ort_lib())
+            .env(
+                "VISTAWISE_DETECTOR__MODEL",
+                "tests/fixtures/detector/tiny-raw.onnx",
+            ));
+        assert_eq!(code, 0, "{out}{err}");
+        serde_json::from_str(&out).expect("JSON report")
+    };
+    let report = bench(&["--steps", "4", "--warmup", "2", "--task", "planks"]);
     assert_eq!(report["steps"], 4);
     assert_eq!(
         (report["frame_w"].as_u64(), report["frame_h"].as_u64()),
@@ -708,19 +710,14 @@ fn the_step_bench_times_every_stage_on_frames_captured_from_its_own_window() {
     assert!(median("step") > median("inference"));
 
     // xcap, the capture where no X connection opens, forced: the same pixels come back.
-    let (code, out, err) = run(binary()
-        .args([
-            "bench", "step", "--frames", dir, "--steps", "2", "--warmup", "1",
-        ])
-        .args(["--json", "--set", "game.capture=xcap"])
-        .env("DISPLAY", &x.display)
-        .env("VISTAWISE_ORT_LIB", support::ort_lib())
-        .env(
-            "VISTAWISE_DETECTOR__MODEL",
-            "tests/fixtures/detector/tiny-raw.onnx",
-        ));
-    assert_eq!(code, 0, "{out}{err}");
-    let report: serde_json::Value = serde_json::from_str(&out).expect("JSON report");
+    let report = bench(&[
+        "--steps",
+        "2",
+        "--warmup",
+        "1",
+        "--set",
+        "game.capture=xcap",
+    ]);
     assert_eq!(report["capture"], "xcap");
     assert_eq!(report["steps"], 2);
     assert_eq!(

@@ -137,9 +137,7 @@ impl LongTerm {
     /// The episode is over: store the last attempt and, on success, the exemplar.
     pub fn finish(&mut self, end: &EndReason, kg: &crate::knowledge::KnowledgeGraph) {
         if !self.memory.is_empty() {
-            let events = self
-                .tracker
-                .finish(*end == EndReason::Success, &end.to_string());
+            let events = self.tracker.finish(end.is_success(), &end.to_string());
             self.store(events, kg);
         }
     }
@@ -271,7 +269,7 @@ pub struct PlaySummary {
 
 impl PlaySummary {
     pub fn success(&self) -> bool {
-        self.end == EndReason::Success
+        self.end.is_success()
     }
 }
 
@@ -291,6 +289,12 @@ pub enum EndReason {
     WindowGone,
     /// An error ended the loop (the error itself is returned too).
     Error(String),
+}
+
+impl EndReason {
+    pub fn is_success(&self) -> bool {
+        *self == EndReason::Success
+    }
 }
 
 impl std::fmt::Display for EndReason {
@@ -603,17 +607,18 @@ impl Episode<'_> {
                 long_term_text,
             )),
             PolicyChoice::Llm(llm) => {
-                match until_stopped(
-                    ask.runtime,
-                    ask.stop,
-                    pipeline::llm_decision(parts, llm, prompt, perception),
-                ) {
-                    Some(Ok(d)) => {
-                        revise(&ask, llm, prompt, perception, query, player.long_term, d)
-                    }
-                    Some(Err(e)) => llm_failure(e),
-                    None => stopped_while_asking(),
-                }
+                // A failed or stopped request has no action, and `revise` leaves those as they are.
+                let first =
+                    ask.until_stopped(pipeline::llm_decision(parts, llm, prompt, perception));
+                revise(
+                    &ask,
+                    llm,
+                    prompt,
+                    perception,
+                    query,
+                    player.long_term,
+                    first,
+                )
             }
         }
     }

@@ -3,7 +3,6 @@
 //! the inventory gained an item), each sub-goal reached closes a plan, and a successful episode
 //! becomes an exemplar.
 
-use crate::skills::ActResult;
 use std::collections::BTreeSet;
 
 use petgraph::Direction;
@@ -16,6 +15,7 @@ use super::experience::Experience;
 use super::plans::EpisodicPlan;
 use super::text;
 use crate::knowledge::{KnowledgeGraph, Relation};
+use crate::skills::ActResult;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct EpisodeStep {
@@ -228,7 +228,7 @@ impl Tracker {
         out
     }
 
-    /// The step's action ran (`result`: "done", "failed: ...", "dry run ...").
+    /// The step's action ran with `result`.
     pub fn acted(&mut self, q: &Query, plan: &str, result: &ActResult) {
         self.pending = Some(Pending {
             before: q.clone(),

@@ -87,12 +87,6 @@ impl From<String> for ActResult {
     }
 }
 
-impl From<&str> for ActResult {
-    fn from(s: &str) -> ActResult {
-        ActResult::from(s.to_string())
-    }
-}
-
 impl From<Result<(), ExecError>> for ActResult {
     fn from(r: Result<(), ExecError>) -> ActResult {
         match r {
@@ -308,7 +302,7 @@ mod tests {
         assert!(!ActResult::Stopped("x".into()).ran());
         // A text of no known form is kept, as a failure.
         assert_eq!(
-            ActResult::from("window moved"),
+            ActResult::from("window moved".to_string()),
             ActResult::Failed("window moved".into())
         );
     }
