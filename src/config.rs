@@ -337,6 +337,190 @@ pub struct LoadedConfig {
     pub origins: BTreeMap<String, Origin>,
 }
 
+/// `Ok` when `ok`, else the key and why.
+fn check(ok: bool, key: &str, reason: &str) -> Result<(), (String, String)> {
+    if ok {
+        Ok(())
+    } else {
+        Err((key.to_string(), reason.to_string()))
+    }
+}
+
+impl GameConfig {
+    fn validate(&self) -> Result<(), (String, String)> {
+        check(
+            !self.profile.trim().is_empty()
+                && self
+                    .profile
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'),
+            "game.profile",
+            "must be a non-empty name of letters, digits, '-' or '_'",
+        )?;
+        check(
+            !self.window_title.trim().is_empty(),
+            "game.window_title",
+            "must not be empty",
+        )?;
+        if let GuiScale::Fixed(s) = self.gui_scale {
+            check(
+                (1..=6).contains(&s),
+                "game.gui_scale",
+                "must be \"auto\" or 1-6",
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl DetectorConfig {
+    fn validate(&self) -> Result<(), (String, String)> {
+        let d = self;
+        check(
+            !d.model.as_os_str().is_empty(),
+            "detector.model",
+            "must name an ONNX file",
+        )?;
+        check(
+            d.confidence > 0.0 && d.confidence < 1.0,
+            "detector.confidence",
+            "must be between 0 and 1 (exclusive)",
+        )?;
+        check(
+            d.iou > 0.0 && d.iou <= 1.0,
+            "detector.iou",
+            "must be in (0, 1]",
+        )?;
+        check(
+            (1..=10_000).contains(&d.max_detections),
+            "detector.max_detections",
+            "must be 1-10000",
+        )?;
+        check(
+            (1..=64).contains(&d.threads),
+            "detector.threads",
+            "must be 1-64",
+        )?;
+        check(
+            d.input_size == 0
+                || ((32..=4096).contains(&d.input_size) && d.input_size.is_multiple_of(32)),
+            "detector.input_size",
+            "must be 0 (the model's own size) or a multiple of 32 from 32 to 4096",
+        )?;
+        check(
+            d.k_w > 0.0 && d.k_w.is_finite(),
+            "detector.k_w",
+            "must be a positive number of pixels",
+        )?;
+        check(
+            d.k_h > 0.0 && d.k_h.is_finite(),
+            "detector.k_h",
+            "must be a positive number of pixels",
+        )?;
+        Ok(())
+    }
+}
+
+impl LlmConfig {
+    fn validate(&self) -> Result<(), (String, String)> {
+        let l = self;
+        check(
+            l.base_url.starts_with("http://") || l.base_url.starts_with("https://"),
+            "llm.base_url",
+            "must start with http:// or https://",
+        )?;
+        check(!l.model.trim().is_empty(), "llm.model", "must not be empty")?;
+        check(
+            !l.api_key_env.is_empty()
+                && l.api_key_env
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_'),
+            "llm.api_key_env",
+            "must be an environment variable NAME (letters, digits, '_'), not the key itself",
+        )?;
+        check(
+            (1..=3600).contains(&l.timeout_secs),
+            "llm.timeout_secs",
+            "must be 1-3600",
+        )?;
+        check(l.max_retries <= 20, "llm.max_retries", "must be 0-20")?;
+        check(
+            l.retry_backoff_ms <= 60_000,
+            "llm.retry_backoff_ms",
+            "must be 0-60000",
+        )?;
+        check(
+            l.max_invalid_answers <= 10,
+            "llm.max_invalid_answers",
+            "must be 0-10",
+        )?;
+        check(
+            l.reasoning_max_chars <= 20_000,
+            "llm.reasoning_max_chars",
+            "must be 0-20000 (0: unbounded)",
+        )?;
+        check(
+            l.subgoal_max_steps <= 10_000,
+            "llm.subgoal_max_steps",
+            "must be 0-10000 (0: never ask again before the goal is got)",
+        )?;
+        check(
+            (0.0..=2.0).contains(&l.temperature),
+            "llm.temperature",
+            "must be 0-2",
+        )?;
+        check(
+            (1..=32_768).contains(&l.max_tokens),
+            "llm.max_tokens",
+            "must be 1-32768",
+        )?;
+        Ok(())
+    }
+}
+
+impl MemoryConfig {
+    fn validate(&self) -> Result<(), (String, String)> {
+        check(
+            self.recall_steps <= 100,
+            "memory.recall_steps",
+            "must be 0-100",
+        )?;
+        let m = self;
+        check(
+            (1..=100).contains(&m.top_k),
+            "memory.top_k",
+            "must be 1-100",
+        )?;
+        for (v, key) in [
+            (m.lambda_state, "memory.lambda_state"),
+            (m.lambda_task, "memory.lambda_task"),
+            (m.lambda_plan, "memory.lambda_plan"),
+            (m.predict_min_score, "memory.predict_min_score"),
+            (m.predict_plan_similarity, "memory.predict_plan_similarity"),
+            (m.plan_match_distance, "memory.plan_match_distance"),
+            (m.plan_merge_distance, "memory.plan_merge_distance"),
+        ] {
+            check((0.0..=1.0).contains(&v), key, "must be 0-1")?;
+        }
+        check(
+            m.max_revisions <= 10,
+            "memory.max_revisions",
+            "must be 0-10",
+        )?;
+        check(
+            (1..=100_000).contains(&m.max_plans),
+            "memory.max_plans",
+            "must be 1-100000",
+        )?;
+        check(
+            (1..=10).contains(&m.exemplar_k),
+            "memory.exemplar_k",
+            "must be 1-10",
+        )?;
+        Ok(())
+    }
+}
+
 impl Config {
     /// The compiled-in defaults.
     pub fn builtin() -> Config {
@@ -455,167 +639,13 @@ impl Config {
         Ok(LoadedConfig { config, origins })
     }
 
-    /// Range and consistency checks serde cannot express. Returns the offending key and why.
+    /// Range and consistency checks serde cannot express, section by section. Returns the first
+    /// offending key and why.
     pub fn validate(&self) -> Result<(), (String, String)> {
-        fn check(ok: bool, key: &str, reason: &str) -> Result<(), (String, String)> {
-            if ok {
-                Ok(())
-            } else {
-                Err((key.to_string(), reason.to_string()))
-            }
-        }
-        let d = &self.detector;
-        check(
-            !self.game.profile.trim().is_empty()
-                && self
-                    .game
-                    .profile
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'),
-            "game.profile",
-            "must be a non-empty name of letters, digits, '-' or '_'",
-        )?;
-        check(
-            !self.game.window_title.trim().is_empty(),
-            "game.window_title",
-            "must not be empty",
-        )?;
-        if let GuiScale::Fixed(s) = self.game.gui_scale {
-            check(
-                (1..=6).contains(&s),
-                "game.gui_scale",
-                "must be \"auto\" or 1-6",
-            )?;
-        }
-        check(
-            !d.model.as_os_str().is_empty(),
-            "detector.model",
-            "must name an ONNX file",
-        )?;
-        check(
-            d.confidence > 0.0 && d.confidence < 1.0,
-            "detector.confidence",
-            "must be between 0 and 1 (exclusive)",
-        )?;
-        check(
-            d.iou > 0.0 && d.iou <= 1.0,
-            "detector.iou",
-            "must be in (0, 1]",
-        )?;
-        check(
-            (1..=10_000).contains(&d.max_detections),
-            "detector.max_detections",
-            "must be 1-10000",
-        )?;
-        check(
-            (1..=64).contains(&d.threads),
-            "detector.threads",
-            "must be 1-64",
-        )?;
-        check(
-            d.input_size == 0
-                || ((32..=4096).contains(&d.input_size) && d.input_size.is_multiple_of(32)),
-            "detector.input_size",
-            "must be 0 (the model's own size) or a multiple of 32 from 32 to 4096",
-        )?;
-        check(
-            d.k_w > 0.0 && d.k_w.is_finite(),
-            "detector.k_w",
-            "must be a positive number of pixels",
-        )?;
-        check(
-            d.k_h > 0.0 && d.k_h.is_finite(),
-            "detector.k_h",
-            "must be a positive number of pixels",
-        )?;
-        let l = &self.llm;
-        check(
-            l.base_url.starts_with("http://") || l.base_url.starts_with("https://"),
-            "llm.base_url",
-            "must start with http:// or https://",
-        )?;
-        check(!l.model.trim().is_empty(), "llm.model", "must not be empty")?;
-        check(
-            !l.api_key_env.is_empty()
-                && l.api_key_env
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_'),
-            "llm.api_key_env",
-            "must be an environment variable NAME (letters, digits, '_'), not the key itself",
-        )?;
-        check(
-            (1..=3600).contains(&l.timeout_secs),
-            "llm.timeout_secs",
-            "must be 1-3600",
-        )?;
-        check(l.max_retries <= 20, "llm.max_retries", "must be 0-20")?;
-        check(
-            l.retry_backoff_ms <= 60_000,
-            "llm.retry_backoff_ms",
-            "must be 0-60000",
-        )?;
-        check(
-            l.max_invalid_answers <= 10,
-            "llm.max_invalid_answers",
-            "must be 0-10",
-        )?;
-        check(
-            l.reasoning_max_chars <= 20_000,
-            "llm.reasoning_max_chars",
-            "must be 0-20000 (0: unbounded)",
-        )?;
-        check(
-            l.subgoal_max_steps <= 10_000,
-            "llm.subgoal_max_steps",
-            "must be 0-10000 (0: never ask again before the goal is got)",
-        )?;
-        check(
-            (0.0..=2.0).contains(&l.temperature),
-            "llm.temperature",
-            "must be 0-2",
-        )?;
-        check(
-            (1..=32_768).contains(&l.max_tokens),
-            "llm.max_tokens",
-            "must be 1-32768",
-        )?;
-        check(
-            self.memory.recall_steps <= 100,
-            "memory.recall_steps",
-            "must be 0-100",
-        )?;
-        let m = &self.memory;
-        check(
-            (1..=100).contains(&m.top_k),
-            "memory.top_k",
-            "must be 1-100",
-        )?;
-        for (v, key) in [
-            (m.lambda_state, "memory.lambda_state"),
-            (m.lambda_task, "memory.lambda_task"),
-            (m.lambda_plan, "memory.lambda_plan"),
-            (m.predict_min_score, "memory.predict_min_score"),
-            (m.predict_plan_similarity, "memory.predict_plan_similarity"),
-            (m.plan_match_distance, "memory.plan_match_distance"),
-            (m.plan_merge_distance, "memory.plan_merge_distance"),
-        ] {
-            check((0.0..=1.0).contains(&v), key, "must be 0-1")?;
-        }
-        check(
-            m.max_revisions <= 10,
-            "memory.max_revisions",
-            "must be 0-10",
-        )?;
-        check(
-            (1..=100_000).contains(&m.max_plans),
-            "memory.max_plans",
-            "must be 1-100000",
-        )?;
-        check(
-            (1..=10).contains(&m.exemplar_k),
-            "memory.exemplar_k",
-            "must be 1-10",
-        )?;
+        self.game.validate()?;
+        self.detector.validate()?;
+        self.llm.validate()?;
+        self.memory.validate()?;
         check(
             (1..=64).contains(&self.pooling.max_path_length),
             "pooling.max_path_length",

@@ -124,8 +124,9 @@ fn a_failed_iron_attempt_with_a_wooden_pickaxe_changes_the_next_plan() {
     let episodes = scripted::episodes();
     let first = &episodes[0];
     let state0 = {
-        let graph = pipeline::graph_view(&p, &scripted::perception(&first.steps[0]));
-        pipeline::memory_query(&p, &graph)
+        let perception = scripted::perception(&first.steps[0]);
+        let graph = pipeline::graph_view(&p, &perception);
+        pipeline::memory_query(&p, &perception, &graph)
     };
     assert_eq!(state0.subgoal.as_deref(), Some("Cobblestone"));
     let proposer = |fb: Option<&str>| -> Result<Option<String>, MemoryError> {
@@ -193,14 +194,16 @@ fn a_failed_iron_attempt_with_a_wooden_pickaxe_changes_the_next_plan() {
         .expect("plan");
     assert_eq!(r.plan, "craft_stone_pickaxe(560, 300, 600, 340)");
     assert_eq!(r.rejected.len(), 1);
-    // The prompt of that step carries the section, delimited, before the questions.
+    // The prompt of that step carries the section, delimited, where the default template puts
+    // it: after the knowledge, before the previous decisions (the step's state, last).
     let steps = run_episode(&p, &mut lt, &episodes[2], &rt);
     assert!(steps[0].memory_tokens > 0);
     let prompt = &steps[0].prompt;
     let at = prompt
         .find("Long-term memory - past experiences")
         .expect("section");
-    assert!(at < prompt.find("Before you answer").expect("questions"));
+    assert!(at > prompt.find("Here is some knowledge").expect("knowledge"));
+    assert!(at < prompt.find("Previous decisions").expect("decisions"));
     // Episode 3 succeeded: a success is stored too.
     let stored = db_of(dir.path()).list(Some("experiences")).expect("list");
     assert!(stored.iter().any(|e| e.data["success"] == json!(true)));
@@ -666,5 +669,48 @@ fn the_llm_policy_revises_an_action_predicted_to_fail_a_bounded_number_of_times(
         step1["attempts"].as_array().expect("attempts").len(),
         1 + max,
         "{step1}"
+    );
+}
+
+/// An open screen draws icons off the bag (the Minecraft client's recipe list): the memory's
+/// inventory is what sits on bag slots, as the planner reads it, or every attempt made in that
+/// screen "got" the recipe list's items (the closed loop's experiences said so).
+#[test]
+fn only_icons_on_bag_slots_are_the_inventory_the_memory_is_asked_about() {
+    let p = parts("iron_ore");
+    let mut perception = scripted::perception(&scripted::episodes()[0].steps[0]);
+    let layout = p.profile.gui.layout(
+        perception.frame_w,
+        perception.frame_h,
+        p.config.game.gui_scale,
+    );
+    let slot = layout.slot_center("hud.hotbar.3").expect("a hotbar slot");
+    let icon = |class: &str, (x, y): (f32, f32)| vistawise::perception::InventoryIcon {
+        class: class.into(),
+        x,
+        y,
+        conf: 0.9,
+        count: None,
+    };
+    perception.icons = vec![
+        icon("log_icon", slot),
+        // Beside the hotbar, on no slot of any screen.
+        icon("cobblestone_icon", (60.0, 60.0)),
+    ];
+    let graph = pipeline::graph_view(&p, &perception);
+    let query = pipeline::memory_query(&p, &perception, &graph);
+    assert_eq!(
+        query
+            .inventory
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+        ["Log"],
+        "{query:?}"
+    );
+    assert!(
+        query.state.starts_with("Inventory: Log."),
+        "{}",
+        query.state
     );
 }

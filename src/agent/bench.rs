@@ -46,6 +46,28 @@ pub enum Pixels {
     Game(Box<WindowCapture>),
 }
 
+impl Pixels {
+    /// The step's frame for `source`, the milliseconds its capture took, and whether a frame
+    /// shown in the bench's own window came back with other pixels.
+    fn frame(&mut self, source: &RgbImage) -> Result<(RgbImage, f64, bool), BenchError> {
+        Ok(match self {
+            Pixels::Frames => (source.clone(), 0.0, false),
+            Pixels::OwnWindow { window, capture } => {
+                window.show(source)?;
+                let t = Instant::now();
+                let grabbed = capture.grab()?.0;
+                let took = ms_since(t);
+                let differs = grabbed != *source;
+                (grabbed, took, differs)
+            }
+            Pixels::Game(capture) => {
+                let t = Instant::now();
+                (capture.grab()?.0, ms_since(t), false)
+            }
+        })
+    }
+}
+
 /// Minimum and median of one stage, in milliseconds.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct StageStat {
@@ -136,23 +158,8 @@ pub fn run(
         let t = Instant::now();
         detector.infer(&input)?;
         floor.push(ms_since(t));
-        let (frame, capture_ms) = match pixels {
-            Pixels::Frames => (source.clone(), 0.0),
-            Pixels::OwnWindow { window, capture } => {
-                window.show(source)?;
-                let t = Instant::now();
-                let grabbed = capture.grab()?.0;
-                let took = ms_since(t);
-                if grabbed != *source {
-                    capture_mismatches += 1;
-                }
-                (grabbed, took)
-            }
-            Pixels::Game(capture) => {
-                let t = Instant::now();
-                (capture.grab()?.0, ms_since(t))
-            }
-        };
+        let (frame, capture_ms, differs) = pixels.frame(source)?;
+        capture_mismatches += usize::from(differs);
         samples[0].push(capture_ms);
         (frame_w, frame_h) = (frame.width(), frame.height());
         let step = i as u64 + 1;
@@ -182,7 +189,7 @@ pub fn run(
         samples[6].push(ms_since(t));
 
         let t = Instant::now();
-        let decision = pipeline::planner_decision(parts, planner, &perception, &graph);
+        let decision = super::decide::planner_decision(parts, planner, &perception, &graph);
         samples[7].push(ms_since(t));
 
         let t = Instant::now();

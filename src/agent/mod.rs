@@ -2,6 +2,7 @@
 //! sessions, and the session report.
 
 pub mod bench;
+pub mod decide;
 pub mod pipeline;
 pub mod play;
 pub mod policy_eval;

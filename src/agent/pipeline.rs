@@ -1,5 +1,5 @@
 //! One step's pipeline from a frame to a validated action, shared by `play` and `replay`:
-//! detect -> split -> embed -> pool -> prompt -> policy -> validate.
+//! detect -> split -> embed -> pool -> prompt; the policy (`decide`) and validation.
 
 use std::collections::BTreeSet;
 use std::time::Instant;
@@ -17,15 +17,13 @@ use crate::perception::{
     self, DetectOptions, Detection, Detector, Perception, SplitContext, StageTimes,
 };
 use crate::policy::llm_policy::answers_in_json;
-use crate::policy::planner::{PlanStep, Planner, View};
+use crate::policy::planner::{Planner, PlannerConfig};
 use crate::policy::prompt::{self, StepInputs};
-use crate::policy::subgoal::{self, SubgoalPolicy};
-use crate::policy::{
-    Attempt, LlmPolicy, MemoryStack, PromptTemplate, TokenCounter, Usage, ValidAction,
-};
+use crate::policy::{Attempt, MemoryStack, PromptTemplate, TokenCounter, Usage, ValidAction};
 use crate::skills::gui::{GuiLayout, Slot};
 use crate::skills::{ExpandContext, GameProfile, SkillCall, plan};
 use crate::tasks::Task;
+use crate::toml_lines::DataFileError;
 
 /// The fixed parts of the agent.
 pub struct Parts {
@@ -36,6 +34,15 @@ pub struct Parts {
     pub profile: GameProfile,
     pub template: PromptTemplate,
     pub counter: TokenCounter,
+}
+
+impl Parts {
+    /// The planner of this game profile (its rules in the profile's controls file).
+    pub fn planner(&self) -> Result<Planner, DataFileError> {
+        let rules =
+            PlannerConfig::load(&self.profile.controls_file, &self.kg, &self.profile.skills)?;
+        Ok(Planner::new(rules))
+    }
 }
 
 pub fn detect_options(config: &Config) -> DetectOptions {
@@ -188,7 +195,7 @@ pub fn build_prompt_with(
 }
 
 /// The template's values for one step.
-fn prompt_values(
+pub fn prompt_values(
     parts: &Parts,
     perception: &Perception,
     graph: &GraphView,
@@ -359,188 +366,19 @@ pub fn validate_call(
     }
 }
 
-pub fn planner_decision(
-    parts: &Parts,
-    planner: &mut Planner,
-    perception: &Perception,
-    graph: &GraphView,
-) -> Decision {
-    let layout = layout(parts, perception.frame_w, perception.frame_h);
-    let view = View {
-        kg: &parts.kg,
-        visual: &graph.visual,
-        perception,
-        layout: &layout,
-    };
-    match planner.next(parts.target, &view) {
-        PlanStep::Act(call, why) => {
-            validate_call(parts, call, why, perception.frame_w, perception.frame_h)
-        }
-        PlanStep::Done => Decision {
-            done: true,
-            validation: Validation::Done,
-            cost_usd: Some(0.0),
-            ..Decision::default()
-        },
-        PlanStep::Stuck(why) => Decision {
-            validation: Validation::PlannerStuck(why.clone()),
-            reasoning: why,
-            cost_usd: Some(0.0),
-            ..Decision::default()
-        },
-    }
-}
-
-/// The sub-goal policy's step: the planner works toward the current goal; when the goal is
-/// obtained, the planner is stuck, or there is none, the LLM is asked (at most once a step) to
-/// name the next item from the options, with the step's prompt whose action list and answer
-/// format are the goal question's.
-pub async fn subgoal_decision(
-    parts: &Parts,
-    policy: &mut SubgoalPolicy,
-    perception: &Perception,
-    graph: &GraphView,
-    memory: &MemoryStack,
-    long_term: &str,
-) -> Result<Decision, crate::policy::LlmError> {
-    let (w, h) = (perception.frame_w, perception.frame_h);
-    let layout = layout(parts, w, h);
-    let view = View {
-        kg: &parts.kg,
-        visual: &graph.visual,
-        perception,
-        layout: &layout,
-    };
-    let mut asked: Option<crate::policy::Choice> = None;
-    loop {
-        if let Some(goal) = policy.goal {
-            let name = parts.kg.name(goal).to_string();
-            match policy.planner.next(goal, &view) {
-                PlanStep::Act(..) if policy.spent_a_step() => {
-                    policy.last_outcome = Some(format!(
-                        "the controller took {} steps toward {name} without getting it",
-                        policy.max_goal_steps
-                    ));
-                    policy.goal = None;
-                }
-                PlanStep::Act(call, why) => {
-                    let reasoning = match &asked {
-                        Some(c) => format!("goal {name} (asked: {})\n{why}", summary(&c.reasoning)),
-                        None => format!("goal {name}: {why}"),
-                    };
-                    let mut d = validate_call(parts, call, reasoning, w, h);
-                    add_choice(&mut d, asked);
-                    return Ok(d);
-                }
-                PlanStep::Done if goal == parts.target => {
-                    let mut d = Decision {
-                        done: true,
-                        validation: Validation::Done,
-                        cost_usd: Some(0.0),
-                        ..Decision::default()
-                    };
-                    add_choice(&mut d, asked);
-                    return Ok(d);
-                }
-                PlanStep::Done => {
-                    policy.last_outcome = Some(format!("{name} was obtained"));
-                    policy.goal = None;
-                }
-                PlanStep::Stuck(why) => {
-                    policy.last_outcome =
-                        Some(format!("the controller could not get {name}: {why}"));
-                    policy.goal = None;
-                }
-            }
-        }
-        if asked.is_some() {
-            break;
-        }
-        let options = policy.options(&parts.kg, &graph.pooled, parts.target);
-        let json = answers_in_json(parts.config.llm.output_mode, parts.config.llm.constrain);
-        let mut values = prompt_values(parts, perception, graph, memory, long_term);
-        values.skill_library = subgoal::goal_library_text(&options);
-        values.output_format = subgoal::goal_format_text(json, policy.last_outcome.as_deref());
-        let question = parts.template.render(&values);
-        let mut choice = policy.llm.choose(&question, &options).await?;
-        policy
-            .llm
-            .count_unreported_choice(&mut choice, &parts.counter);
-        policy.goal = choice.goal.as_deref().and_then(|g| parts.kg.node(g));
-        policy.goal_steps = 0;
-        let none = policy.goal.is_none();
-        asked = Some(choice);
-        if none {
-            break;
-        }
-    }
-    let mut d = Decision {
-        validation: Validation::NoGoal(policy.last_outcome.clone()),
-        cost_usd: Some(0.0),
-        ..Decision::default()
-    };
-    add_choice(&mut d, asked);
-    Ok(d)
-}
-
-/// The first line of a reasoning text, shortened.
-fn summary(reasoning: &str) -> String {
-    crate::policy::memory::summarize(reasoning)
-}
-
-/// Puts the goal question's answers, tokens and cost into the step's decision.
-fn add_choice(d: &mut Decision, choice: Option<crate::policy::Choice>) {
-    if let Some(c) = choice {
-        d.attempts = c.attempts;
-        d.usage.add(c.usage);
-        d.cost_usd = match (d.cost_usd, c.cost_usd) {
-            (Some(a), Some(b)) => Some(a + b),
-            _ => None,
-        };
-    }
-}
-
-pub async fn llm_decision(
-    parts: &Parts,
-    policy: &LlmPolicy,
-    prompt: &str,
-    perception: &Perception,
-) -> Result<Decision, crate::policy::LlmError> {
-    let layout = layout(parts, perception.frame_w, perception.frame_h);
-    let ctx = expand_context(parts, &layout, perception.frame_w, perception.frame_h);
-    let mut turn = policy.decide(prompt, &parts.profile.skills, &ctx).await?;
-    policy.count_unreported(&mut turn, &parts.counter);
-    let validation = match (&turn.action, turn.attempts.last()) {
-        (Some(_), _) => Validation::Valid,
-        (None, Some(a)) => a
-            .rejected
-            .clone()
-            .map_or(Validation::NoAnswer, Validation::Refused),
-        (None, None) => Validation::NoAnswer,
-    };
-    Ok(Decision {
-        reasoning: turn
-            .action
-            .as_ref()
-            .map(|a| a.reasoning.clone())
-            .unwrap_or_default(),
-        action: turn.action,
-        attempts: turn.attempts,
-        validation,
-        usage: turn.usage,
-        cost_usd: turn.cost_usd,
-        done: false,
-    })
-}
-
 /// What the long-term memory is asked about this step: the task, the next missing item on the
-/// way to the target, the inventory and what is in view.
-pub fn memory_query(parts: &Parts, graph: &GraphView) -> Query {
+/// way to the target, the inventory and what is in view. The inventory is what sits on bag
+/// slots, as the planner reads it: an open screen's other icons (the Minecraft client's recipe
+/// list) are no belongings, and counted as such every attempt made in that screen "got" them.
+pub fn memory_query(parts: &Parts, perception: &Perception, graph: &GraphView) -> Query {
+    let layout = layout(parts, perception.frame_w, perception.frame_h);
+    let owned =
+        |a: &knowledge::embed::VisualAttributes| a.icons.iter().any(|i| layout.in_bag(i.x, i.y));
     let mut inventory = BTreeSet::new();
     let mut environment = Vec::new();
     for (node, a) in &graph.visual.attributes {
         let name = parts.kg.name(*node).to_string();
-        if !a.icons.is_empty() {
+        if owned(a) {
             inventory.insert(name.clone());
         }
         if !a.entities.is_empty() {
@@ -548,13 +386,7 @@ pub fn memory_query(parts: &Parts, graph: &GraphView) -> Query {
         }
     }
     environment.sort();
-    let has = |n: NodeIndex| {
-        graph
-            .visual
-            .attributes
-            .get(&n)
-            .is_some_and(|a| !a.icons.is_empty())
-    };
+    let has = |n: NodeIndex| graph.visual.attributes.get(&n).is_some_and(owned);
     let subgoal = longterm::episode::next_missing(&parts.kg, parts.target, &has)
         .map(|n| parts.kg.name(n).to_string());
     let seen: Vec<String> = environment

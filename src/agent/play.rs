@@ -1,42 +1,25 @@
-//! `vistawise play`: the agent loop. Capture the game window, detect, embed, pool, prompt, ask
-//! the policy, validate, record the step (flushed before anything moves), act, remember.
+//! `vistawise play`: the agent loop. Take a frame (`capture::source`), detect, embed, pool,
+//! prompt (`pipeline`), ask the policy (`decide`), record the step (flushed before anything
+//! moves), act (`skills`), remember.
 //! It ends on success (the target in the inventory), on the step/time/cost limits, on the
 //! emergency stop or Ctrl-C, always with held input released and the session closed.
 
 use std::time::{Duration, Instant};
 
 use crate::capture::frame::CaptureError;
-use crate::capture::window::WindowCapture;
+use crate::capture::source::{FrameSource, SourcedFrame};
 use crate::capture::windows::WindowInfo;
 use crate::longterm::{LongTermMemory, Query, Tracker, TrackerEvent, episode, howto};
 use crate::perception::{Detector, DetectorError};
-use crate::policy::planner::Planner;
-use crate::policy::subgoal::SubgoalPolicy;
-use crate::policy::{ChatOptions, LlmClient, LlmError, LlmPolicy, MemoryStack};
+use crate::policy::{ChatOptions, LlmClient, MemoryStack};
 use crate::skills::{
     ActResult, EnigoBackend, Executed, InputError, StopFlag, StopReason, WindowRect, execute,
 };
 
+use super::decide::{self, Asker, DecideError, Observation, Policy, until_stopped};
 use super::pipeline::{self, Decision, Parts, StepHead, ms_since};
-use super::session::{Line, Meta, Outcome, Recorder, SessionError, StageMs, Validation};
+use super::session::{Line, Meta, Outcome, Recorder, SessionError, StageMs};
 use super::success::{SuccessCheck, Verdict};
-
-pub enum PolicyChoice {
-    Llm(Box<LlmPolicy>),
-    Planner(Box<Planner>),
-    /// The LLM names the next item, the planner obtains it (`policy::subgoal`).
-    Subgoal(Box<SubgoalPolicy>),
-}
-
-impl PolicyChoice {
-    pub fn name(&self) -> &'static str {
-        match self {
-            PolicyChoice::Llm(_) => "llm",
-            PolicyChoice::Planner(_) => "planner",
-            PolicyChoice::Subgoal(_) => "subgoal",
-        }
-    }
-}
 
 /// The long-term memory of a play session: the selected modules, the teacher the how-to memory
 /// asks (the LLM endpoint), and what the episode has done so far.
@@ -156,96 +139,6 @@ pub struct PlayOptions {
     pub stop: StopFlag,
 }
 
-/// Where frames come from: the game window, or recorded frames played back in order (a full
-/// loop with no display, e.g. on a session's `frames/`).
-pub enum FrameSource {
-    Window(Box<WindowCapture>),
-    Files {
-        paths: Vec<std::path::PathBuf>,
-        next: usize,
-    },
-}
-
-impl FrameSource {
-    /// The images of a folder (a session folder means its `frames/`), in name order.
-    pub fn files(dir: &std::path::Path) -> std::io::Result<Self> {
-        Ok(FrameSource::Files {
-            paths: frame_paths(dir)?,
-            next: 0,
-        })
-    }
-
-    /// The next frame; `None` when recorded frames run out.
-    fn next(&mut self) -> Result<Option<(image::RgbImage, WindowInfo)>, CaptureError> {
-        match self {
-            FrameSource::Window(window) => window.grab().map(Some),
-            FrameSource::Files { paths, next } => {
-                let Some(path) = paths.get(*next) else {
-                    return Ok(None);
-                };
-                *next += 1;
-                let img = read_frame(path)?;
-                let info = WindowInfo {
-                    id: 0,
-                    title: path.display().to_string(),
-                    app_name: "recorded frames".into(),
-                    x: 0,
-                    y: 0,
-                    width: img.width(),
-                    height: img.height(),
-                    minimized: false,
-                    focused: true,
-                };
-                Ok(Some((img, info)))
-            }
-        }
-    }
-}
-
-/// The images (.jpg, .jpeg, .png) of a folder, in name order; a session folder means its
-/// `frames/`.
-pub fn frame_paths(dir: &std::path::Path) -> std::io::Result<Vec<std::path::PathBuf>> {
-    let frames = dir.join("frames");
-    let dir = if frames.is_dir() {
-        frames
-    } else {
-        dir.to_path_buf()
-    };
-    let mut paths: Vec<_> = std::fs::read_dir(&dir)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.extension()
-                .and_then(|x| x.to_str())
-                .is_some_and(|x| matches!(x.to_ascii_lowercase().as_str(), "jpg" | "jpeg" | "png"))
-        })
-        .collect();
-    paths.sort();
-    Ok(paths)
-}
-
-/// A recorded frame, refused when it is cut short: the JPEG decoder fills a truncated file's
-/// missing rows with grey and reports nothing, and a step played on that is a step on a frame
-/// nobody saw.
-fn read_frame(path: &std::path::Path) -> Result<image::RgbImage, CaptureError> {
-    let bad = |reason: String| CaptureError::Frame {
-        path: path.display().to_string(),
-        reason,
-    };
-    let bytes = std::fs::read(path).map_err(|e| bad(e.to_string()))?;
-    let jpeg = bytes.starts_with(&[0xFF, 0xD8]);
-    // Some writers pad after the end-of-image marker; the marker must still be there.
-    let end = bytes.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
-    if jpeg && !bytes[..end].ends_with(&[0xFF, 0xD9]) {
-        return Err(bad(format!(
-            "the JPEG is cut short ({} bytes, no end-of-image marker)",
-            bytes.len()
-        )));
-    }
-    image::load_from_memory(&bytes)
-        .map(|img| img.to_rgb8())
-        .map_err(|e| bad(e.to_string()))
-}
-
 #[derive(Debug, thiserror::Error)]
 pub enum AgentError {
     #[error(transparent)]
@@ -258,6 +151,8 @@ pub enum AgentError {
     Input(#[from] InputError),
     #[error("cannot start the async runtime: {0}")]
     Runtime(String),
+    #[error("recorded frames have no game window to send input to: play them with --dry-run")]
+    NoWindow,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -329,8 +224,8 @@ pub struct Status {
 pub struct Player<'a> {
     pub parts: &'a Parts,
     pub detector: &'a mut Detector,
-    pub policy: &'a mut PolicyChoice,
-    pub source: &'a mut FrameSource,
+    pub policy: &'a mut dyn Policy,
+    pub source: &'a mut dyn FrameSource,
     pub recorder: &'a mut Recorder,
     pub long_term: &'a mut LongTerm,
 }
@@ -374,9 +269,9 @@ enum Flow {
 }
 
 /// A play session under way: the parts, and what the loop keeps from step to step.
-struct Episode<'a> {
+struct Episode<'a, 'o> {
     player: Player<'a>,
-    options: &'a PlayOptions,
+    options: &'o PlayOptions,
     runtime: tokio::runtime::Runtime,
     started: Instant,
     /// The LIFO stack of this episode's decisions.
@@ -397,20 +292,23 @@ struct Seen {
     verdict: Verdict,
 }
 
-impl Episode<'_> {
+impl Episode<'_, '_> {
     /// One pass of the loop: capture, see, decide, record (on disk before anything moves), act.
     fn step(&mut self, on_status: &mut dyn FnMut(&Status)) -> Result<Flow, AgentError> {
         if let Some(flow) = self.halt(on_status) {
             return Ok(flow);
         }
         let t = Instant::now();
-        let (frame, info) = match self.player.source.next() {
+        let SourcedFrame {
+            image: frame,
+            window,
+        } = match self.player.source.next_frame() {
             Ok(Some(x)) => x,
             Ok(None) => return Ok(Flow::End(EndReason::FramesRanOut)),
             Err(CaptureError::Gone(_)) => return Ok(Flow::End(EndReason::WindowGone)),
             Err(e) => return Err(e.into()),
         };
-        if !self.options.dry_run && !info.focused {
+        if !self.options.dry_run && window.as_ref().is_some_and(|w| !w.focused) {
             self.pause(on_status, Duration::from_millis(500));
             return Ok(Flow::Next);
         }
@@ -429,29 +327,7 @@ impl Episode<'_> {
             .save_frame_in_background(self.step, frame.clone());
 
         let seen = self.see(&frame, &mut stage)?;
-        let t = Instant::now();
-        let parts = self.player.parts;
-        let query = pipeline::memory_query(parts, &seen.graph);
-        let (long_term_text, teacher_tokens) =
-            self.player
-                .long_term
-                .step(parts, &query, &self.runtime, &self.options.stop);
-        self.status.tokens += teacher_tokens;
-        let prompt = pipeline::build_prompt_with(
-            parts,
-            &seen.perception,
-            &seen.graph,
-            &self.memory,
-            &long_term_text,
-        );
-        stage.prompt = ms_since(t);
-
-        let t = Instant::now();
-        let decision = self.decide(&seen, &prompt.0, &query, &long_term_text);
-        stage.policy = ms_since(t);
-        self.status.cost_usd += decision.cost_usd.unwrap_or(0.0);
-        self.status.tokens += decision.usage.total();
-        self.status.cached_tokens += decision.usage.cached_tokens;
+        let (query, prompt, decision) = self.think(&seen, &mut stage);
 
         let (frame_file, _) = pending_frame.wait()?;
         let head = StepHead {
@@ -484,8 +360,51 @@ impl Episode<'_> {
             return Ok(Flow::Next);
         };
         let t = Instant::now();
-        let (result, executed) = self.act(&info, &action.events)?;
+        let (result, executed) = self.act(window.as_ref(), &action.events)?;
         stage.act = ms_since(t);
+        self.after_act(&query, &action, result, executed, stage)?;
+        on_status(&self.status);
+        Ok(Flow::Next)
+    }
+
+    /// The long-term memory's step (its teacher asked where the sub-goal has no how-to), the
+    /// prompt, and the decision; the stage times and the status's tokens and cost.
+    fn think(&mut self, seen: &Seen, stage: &mut StageMs) -> (Query, (String, usize), Decision) {
+        let t = Instant::now();
+        let parts = self.player.parts;
+        let query = pipeline::memory_query(parts, &seen.perception, &seen.graph);
+        let (long_term_text, teacher_tokens) =
+            self.player
+                .long_term
+                .step(parts, &query, &self.runtime, &self.options.stop);
+        self.status.tokens += teacher_tokens;
+        let prompt = pipeline::build_prompt_with(
+            parts,
+            &seen.perception,
+            &seen.graph,
+            &self.memory,
+            &long_term_text,
+        );
+        stage.prompt = ms_since(t);
+
+        let t = Instant::now();
+        let decision = self.decide(seen, &prompt.0, &query, &long_term_text);
+        stage.policy = ms_since(t);
+        self.status.cost_usd += decision.cost_usd.unwrap_or(0.0);
+        self.status.tokens += decision.usage.total();
+        self.status.cached_tokens += decision.usage.cached_tokens;
+        (query, prompt, decision)
+    }
+
+    /// After an action: its outcome recorded, told to the memories and the status.
+    fn after_act(
+        &mut self,
+        query: &Query,
+        action: &crate::policy::ValidAction,
+        result: ActResult,
+        executed: Executed,
+        stage: StageMs,
+    ) -> Result<(), AgentError> {
         self.player.recorder.append(&Line::Outcome(Outcome {
             step: self.step,
             sent: executed.events,
@@ -495,15 +414,14 @@ impl Episode<'_> {
         }))?;
         self.player
             .long_term
-            .acted(&query, &action.call.to_string(), &result);
+            .acted(query, &action.call.to_string(), &result);
         self.memory
             .push(self.step, action.call.clone(), &action.reasoning);
         self.memory.set_outcome(result.to_string());
         self.status.step = self.step;
         self.status.last_action = action.call.to_string();
         self.status.stage_ms = stage;
-        on_status(&self.status);
-        Ok(Flow::Next)
+        Ok(())
     }
 
     /// Before a step: a stop asked for, or a step, time or cost limit reached, ends the session;
@@ -581,6 +499,7 @@ impl Episode<'_> {
             runtime,
             options,
             memory,
+            step,
             ..
         } = self;
         let parts = player.parts;
@@ -591,35 +510,30 @@ impl Episode<'_> {
         {
             return d;
         }
-        let ask = Ask {
+        let obs = Observation {
             parts,
+            step: *step,
+            perception,
+            graph,
+            memory,
+            long_term: long_term_text,
+            prompt,
+        };
+        let asker = Asker {
             runtime,
             stop: &options.stop,
         };
-        match &mut *player.policy {
-            PolicyChoice::Planner(p) => pipeline::planner_decision(parts, p, perception, graph),
-            PolicyChoice::Subgoal(sp) => ask.until_stopped(pipeline::subgoal_decision(
-                parts,
-                sp,
-                perception,
-                graph,
-                memory,
-                long_term_text,
-            )),
-            PolicyChoice::Llm(llm) => {
-                // A failed or stopped request has no action, and `revise` leaves those as they are.
-                let first =
-                    ask.until_stopped(pipeline::llm_decision(parts, llm, prompt, perception));
-                revise(
-                    &ask,
-                    llm,
-                    prompt,
-                    perception,
-                    query,
-                    player.long_term,
-                    first,
-                )
-            }
+        let first = decide::or_no_action(player.policy.decide(&obs, &asker));
+        match player.policy.revisable() {
+            true => revise(
+                &mut *player.policy,
+                &obs,
+                &asker,
+                query,
+                player.long_term,
+                first,
+            ),
+            false => first,
         }
     }
 
@@ -627,13 +541,14 @@ impl Episode<'_> {
     /// run), then waits `game.settle_ms` for the game to draw what they changed.
     fn act(
         &mut self,
-        info: &WindowInfo,
+        window: Option<&WindowInfo>,
         events: &[crate::skills::InputEvent],
     ) -> Result<(ActResult, Executed), AgentError> {
         let mut executed = Executed::default();
         if self.options.dry_run {
             return Ok((ActResult::DryRun, executed));
         }
+        let info = window.ok_or(AgentError::NoWindow)?;
         let rect = WindowRect {
             x: info.x,
             y: info.y,
@@ -682,40 +597,18 @@ impl Episode<'_> {
     }
 }
 
-/// What asking the LLM during a step needs besides the question.
-struct Ask<'r> {
-    parts: &'r Parts,
-    runtime: &'r tokio::runtime::Runtime,
-    stop: &'r StopFlag,
-}
-
-impl Ask<'_> {
-    /// An LLM-backed decision, or one with no action that says why there is none.
-    fn until_stopped(
-        &self,
-        request: impl std::future::Future<Output = Result<Decision, LlmError>>,
-    ) -> Decision {
-        match until_stopped(self.runtime, self.stop, request) {
-            Some(Ok(d)) => d,
-            Some(Err(e)) => llm_failure(e),
-            None => stopped_while_asking(),
-        }
-    }
-}
-
 /// MINDSTORES' outcome prediction on the LLM's action: while the experience store predicts it
 /// fails, the LLM is asked again with the prediction, at most `memory.max_revisions` times.
 /// Every answer's attempts, tokens and cost are kept.
 fn revise(
-    ask: &Ask,
-    llm: &LlmPolicy,
-    prompt: &str,
-    perception: &crate::perception::Perception,
+    policy: &mut dyn Policy,
+    obs: &Observation<'_>,
+    asker: &Asker<'_>,
     query: &Query,
     long_term: &mut LongTerm,
     mut decision: Decision,
 ) -> Decision {
-    for _ in 0..ask.parts.config.memory.max_revisions {
+    for _ in 0..obs.parts.config.memory.max_revisions {
         let Some(plan) = decision.action.as_ref().map(|a| a.call.to_string()) else {
             break;
         };
@@ -728,16 +621,15 @@ fn revise(
             }
         };
         let feedback = prediction.feedback(&plan);
-        let revised_prompt = format!("{prompt}\n\n{feedback}");
-        let asked = until_stopped(
-            ask.runtime,
-            ask.stop,
-            pipeline::llm_decision(ask.parts, llm, &revised_prompt, perception),
-        );
-        match asked {
+        let revised_prompt = format!("{}\n\n{feedback}", obs.prompt);
+        let revised = Observation {
+            prompt: &revised_prompt,
+            ..*obs
+        };
+        match policy.decide(&revised, asker) {
             // Stopped: the first answer stands; the loop ends before it is acted on.
-            None => break,
-            Some(Ok(mut next)) => {
+            Err(DecideError::Stopped) => break,
+            Ok(mut next) => {
                 let mut attempts = std::mem::take(&mut decision.attempts);
                 attempts.append(&mut next.attempts);
                 next.attempts = attempts;
@@ -753,52 +645,13 @@ fn revise(
                 }
                 decision = next;
             }
-            Some(Err(e)) => {
+            Err(DecideError::Llm(e)) => {
                 tracing::warn!("revision request failed: {e}");
                 break;
             }
         }
     }
     decision
-}
-
-fn stopped_while_asking() -> Decision {
-    Decision {
-        validation: Validation::Stopped,
-        cost_usd: Some(0.0),
-        ..Decision::default()
-    }
-}
-
-/// Runs an LLM request until it ends or a stop is requested (looked at every 50 ms): Ctrl-C or
-/// the emergency stop cut a slow request or a retry's back-off at once instead of after it.
-/// `None` when stopped. A lost focus is no stop here: the loop pauses on it before acting.
-pub fn until_stopped<F: std::future::Future>(
-    runtime: &tokio::runtime::Runtime,
-    stop: &StopFlag,
-    request: F,
-) -> Option<F::Output> {
-    let stopped = async {
-        while matches!(stop.reason(), None | Some(StopReason::WindowLost)) {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    };
-    runtime.block_on(async {
-        tokio::select! {
-            out = request => Some(out),
-            () = stopped => None,
-        }
-    })
-}
-
-/// An LLM that cannot be reached ends no session by itself: the step records why and the loop
-/// goes on (the limits still apply).
-fn llm_failure(e: LlmError) -> Decision {
-    Decision {
-        validation: Validation::LlmFailed(e.to_string()),
-        cost_usd: Some(0.0),
-        ..Decision::default()
-    }
 }
 
 /// A fresh session id: UTC date and time plus the task.

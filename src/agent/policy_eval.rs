@@ -405,7 +405,7 @@ pub fn run_file(
         let graph = pipeline::graph_view(parts, p);
         let (prompt, _) = pipeline::build_prompt(parts, p, &graph, &memory);
         let asked = std::time::Instant::now();
-        let decision = runtime.block_on(pipeline::llm_decision(parts, policy, &prompt, p))?;
+        let decision = runtime.block_on(super::decide::llm_decision(parts, policy, &prompt, p))?;
         let seconds = asked.elapsed().as_secs_f64();
         let answered = decision.action.as_ref().map(|a| a.call.clone());
         let result = CaseResult {

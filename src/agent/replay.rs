@@ -4,23 +4,14 @@
 
 use serde::Serialize;
 
-use super::pipeline::{self, Decision, Parts};
-use super::session::{Session, StepRecord, Validation};
+use super::decide::{Asker, DecideError, Observation, Policy};
+use super::pipeline::{self, Parts};
+use super::session::{Session, Validation};
 use super::success::SuccessCheck;
 use crate::perception::decode::iou;
 use crate::perception::{Detection, Detector, DetectorError};
-use crate::policy::llm_policy::{answers_in_json, validate_answer};
-use crate::policy::planner::Planner;
-use crate::policy::{LlmError, LlmPolicy, MemoryStack, Usage};
-use crate::skills::SkillCall;
-
-/// Where the decisions of the replay come from.
-pub enum ReplayPolicy {
-    /// The recorded LLM answers (or planner actions), re-validated: deterministic, no network.
-    Recorded,
-    Llm(Box<LlmPolicy>),
-    Planner(Box<Planner>),
-}
+use crate::policy::{MemoryStack, Usage};
+use crate::skills::{SkillCall, StopFlag};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StepDiff {
@@ -56,8 +47,9 @@ pub enum ReplayError {
     Session(#[from] super::session::SessionError),
     #[error(transparent)]
     Detector(#[from] DetectorError),
+    /// The replayed policy's LLM failed (a replay has no stop to ask for).
     #[error(transparent)]
-    Llm(#[from] LlmError),
+    Decide(#[from] DecideError),
     #[error("cannot start the async runtime: {0}")]
     Runtime(String),
 }
@@ -112,54 +104,23 @@ fn first_difference(a: &str, b: &str) -> Option<String> {
     }
 }
 
-/// The recorded decision, re-validated against today's skill library.
-fn recorded_decision(parts: &Parts, step: &StepRecord) -> Decision {
-    let json = answers_in_json(parts.config.llm.output_mode, parts.config.llm.constrain);
-    let layout = pipeline::layout(parts, step.frame_w, step.frame_h);
-    let ctx = pipeline::expand_context(parts, &layout, step.frame_w, step.frame_h);
-    if !step.attempts.is_empty() {
-        for a in &step.attempts {
-            if let Ok(action) = validate_answer(&a.answer, json, &parts.profile.skills, &ctx) {
-                return Decision {
-                    reasoning: action.reasoning.clone(),
-                    action: Some(action),
-                    validation: Validation::Valid,
-                    ..Decision::default()
-                };
-            }
-        }
-        return Decision {
-            validation: Validation::NoValidRecordedAnswer,
-            ..Decision::default()
-        };
-    }
-    match &step.action {
-        Some(call) => pipeline::validate_call(
-            parts,
-            call.clone(),
-            step.reasoning.clone(),
-            step.frame_w,
-            step.frame_h,
-        ),
-        None => Decision {
-            validation: step.validation.clone(),
-            ..Decision::default()
-        },
-    }
-}
-
 /// Replays every step; `on_step` sees each difference as it is found.
 pub fn replay(
     parts: &Parts,
     detector: &mut Detector,
     session: &Session,
-    policy: &mut ReplayPolicy,
+    policy: &mut dyn Policy,
     on_step: &mut dyn FnMut(&StepDiff),
 ) -> Result<Vec<StepDiff>, ReplayError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| ReplayError::Runtime(e.to_string()))?;
+    let never = StopFlag::default();
+    let asker = Asker {
+        runtime: &runtime,
+        stop: &never,
+    };
     let mut memory = MemoryStack::default();
     let mut success = SuccessCheck::default();
     let mut diffs = Vec::new();
@@ -176,15 +137,18 @@ pub fn replay(
         let (prompt, _) = pipeline::build_prompt(parts, &perception, &graph, &memory);
         let judged = verdict.decision(parts, perception.frame_w, perception.frame_h);
         let asked = std::time::Instant::now();
-        let decision = match (&mut *policy, judged) {
-            (ReplayPolicy::Recorded, _) => recorded_decision(parts, step),
-            (_, Some(d)) => d,
-            (ReplayPolicy::Planner(p), None) => {
-                pipeline::planner_decision(parts, p, &perception, &graph)
-            }
-            (ReplayPolicy::Llm(llm), None) => {
-                runtime.block_on(pipeline::llm_decision(parts, llm, &prompt, &perception))?
-            }
+        let obs = Observation {
+            parts,
+            step: step.step,
+            perception: &perception,
+            graph: &graph,
+            memory: &memory,
+            long_term: "",
+            prompt: &prompt,
+        };
+        let decision = match judged {
+            Some(d) if !policy.decides_checked_steps() => d,
+            _ => policy.decide(&obs, &asker)?,
         };
         let replayed_action = decision.action.as_ref().map(|a| a.call.clone());
         if let Some(a) = &decision.action {

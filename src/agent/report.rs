@@ -177,8 +177,21 @@ table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .6em;tex
 
 /// Renders the report of a session.
 pub fn render(session: &Session) -> Result<String, SessionError> {
-    let m = &session.meta;
     let mut html = String::new();
+    header(&mut html, session);
+    stage_table(&mut html, session);
+    html.push_str(&stage_chart(session));
+    html.push_str(&token_chart(session));
+    for s in &session.steps {
+        step_section(&mut html, session, s)?;
+    }
+    html.push_str("</body></html>\n");
+    Ok(html)
+}
+
+/// The page's head and the session's summary: task, policy, end, tokens, cost, files.
+fn header(html: &mut String, session: &Session) {
+    let m = &session.meta;
     let total_cost: f64 = session.steps.iter().filter_map(|s| s.cost_usd).sum();
     let prompt_tokens: u64 = session.steps.iter().map(|s| s.usage.prompt_tokens).sum();
     let completion_tokens: u64 = session
@@ -225,7 +238,10 @@ pub fn render(session: &Session) -> Result<String, SessionError> {
         kg = esc(&m.kg),
         ksha = esc(&m.kg_sha256),
     );
-    // Stage timing summary.
+}
+
+/// Median and maximum milliseconds of each stage over the steps.
+fn stage_table(html: &mut String, session: &Session) {
     let stages: [(&str, StageOf); 6] = [
         ("capture", |s| s.stage_ms.capture),
         ("detect", |s| s.stage_ms.detect),
@@ -255,73 +271,71 @@ pub fn render(session: &Session) -> Result<String, SessionError> {
         );
     }
     html.push_str("</table>");
-    html.push_str(&stage_chart(session));
-    html.push_str(&token_chart(session));
+}
 
-    for s in &session.steps {
-        let outcome = session.outcome(s.step);
-        let action = s
-            .action
-            .as_ref()
-            .map_or("(none)".to_string(), |a| a.to_string());
-        let class = if s.validation.is_valid() { "ok" } else { "bad" };
-        let _ = write!(
-            html,
-            "<section id=\"step-{n}\"><h2>Step {n} <small>t = {t:.1} s</small></h2><div class=\"step\">\
-             <div><img alt=\"frame {n}\" src=\"{img}\"><p>{dets} detections</p></div><div>\
-             <p>Action: <b>{action}</b> <span class=\"{class}\">({validation})</span><br>Outcome: {outcome}</p>\
-             <p>Knowledge:</p><pre>{knowledge}</pre><p>Inventory: {inventory}<br>Environment: {environment}</p>\
-             <p>Stages (ms): capture {c:.1}, detect {d:.1}, graph {g:.2}, prompt {p:.2}, policy {pol:.1}, act {a:.1}. \
-             Tokens: {pt}{cached} + {ct} (prompt counted {tok}); cost {cost}.</p>",
-            n = s.step,
-            t = s.t,
-            img = frame_data_uri(session, s)?,
-            dets = s.detections.len(),
-            action = esc(&action),
-            validation = esc(&s.validation.to_string()),
-            outcome =
-                esc(&outcome.map_or_else(|| "(not run)".to_string(), |o| o.result.to_string())),
-            knowledge = esc(&s.knowledge),
-            inventory = esc(&s.inventory),
-            environment = esc(&s.environment),
-            c = s.stage_ms.capture,
-            d = s.stage_ms.detect,
-            g = s.stage_ms.graph,
-            p = s.stage_ms.prompt,
-            pol = s.stage_ms.policy,
-            a = outcome.map_or(0.0, |o| o.act_ms),
-            pt = s.usage.prompt_tokens,
-            cached = cached_note(s.usage.cached_tokens, s.usage.prompt_tokens),
-            ct = s.usage.completion_tokens,
-            tok = s.prompt_tokens,
-            cost = s
-                .cost_usd
-                .map_or("unknown".to_string(), |c| format!("${c:.5}")),
-        );
-        if let Some(note) = &s.success_note {
-            let _ = write!(html, "<p class=\"bad\">Success check: {}</p>", esc(note));
-        }
-        let _ = write!(
-            html,
-            "<details><summary>Prompt</summary><pre>{}</pre></details>",
-            esc(&s.prompt)
-        );
-        for (i, a) in s.attempts.iter().enumerate() {
-            let _ = write!(
-                html,
-                "<details><summary>Answer {}{}</summary><pre>{}</pre></details>",
-                i + 1,
-                a.rejected
-                    .as_ref()
-                    .map_or(String::new(), |r| format!(" (rejected: {})", esc(r))),
-                esc(&a.answer)
-            );
-        }
-        if !s.reasoning.is_empty() && s.attempts.is_empty() {
-            let _ = write!(html, "<p>Planner: {}</p>", esc(&s.reasoning));
-        }
-        html.push_str("</div></div></section>");
+/// One step: its frame, action and outcome, what it saw, its stage times and tokens, the prompt
+/// and every answer.
+fn step_section(html: &mut String, session: &Session, s: &StepRecord) -> Result<(), SessionError> {
+    let outcome = session.outcome(s.step);
+    let action = s
+        .action
+        .as_ref()
+        .map_or("(none)".to_string(), |a| a.to_string());
+    let class = if s.validation.is_valid() { "ok" } else { "bad" };
+    let _ = write!(
+        html,
+        "<section id=\"step-{n}\"><h2>Step {n} <small>t = {t:.1} s</small></h2><div class=\"step\">\
+         <div><img alt=\"frame {n}\" src=\"{img}\"><p>{dets} detections</p></div><div>\
+         <p>Action: <b>{action}</b> <span class=\"{class}\">({validation})</span><br>Outcome: {outcome}</p>\
+         <p>Knowledge:</p><pre>{knowledge}</pre><p>Inventory: {inventory}<br>Environment: {environment}</p>\
+         <p>Stages (ms): capture {c:.1}, detect {d:.1}, graph {g:.2}, prompt {p:.2}, policy {pol:.1}, act {a:.1}. \
+         Tokens: {pt}{cached} + {ct} (prompt counted {tok}); cost {cost}.</p>",
+        n = s.step,
+        t = s.t,
+        img = frame_data_uri(session, s)?,
+        dets = s.detections.len(),
+        action = esc(&action),
+        validation = esc(&s.validation.to_string()),
+        outcome = esc(&outcome.map_or_else(|| "(not run)".to_string(), |o| o.result.to_string())),
+        knowledge = esc(&s.knowledge),
+        inventory = esc(&s.inventory),
+        environment = esc(&s.environment),
+        c = s.stage_ms.capture,
+        d = s.stage_ms.detect,
+        g = s.stage_ms.graph,
+        p = s.stage_ms.prompt,
+        pol = s.stage_ms.policy,
+        a = outcome.map_or(0.0, |o| o.act_ms),
+        pt = s.usage.prompt_tokens,
+        cached = cached_note(s.usage.cached_tokens, s.usage.prompt_tokens),
+        ct = s.usage.completion_tokens,
+        tok = s.prompt_tokens,
+        cost = s
+            .cost_usd
+            .map_or("unknown".to_string(), |c| format!("${c:.5}")),
+    );
+    if let Some(note) = &s.success_note {
+        let _ = write!(html, "<p class=\"bad\">Success check: {}</p>", esc(note));
     }
-    html.push_str("</body></html>\n");
-    Ok(html)
+    let _ = write!(
+        html,
+        "<details><summary>Prompt</summary><pre>{}</pre></details>",
+        esc(&s.prompt)
+    );
+    for (i, a) in s.attempts.iter().enumerate() {
+        let _ = write!(
+            html,
+            "<details><summary>Answer {}{}</summary><pre>{}</pre></details>",
+            i + 1,
+            a.rejected
+                .as_ref()
+                .map_or(String::new(), |r| format!(" (rejected: {})", esc(r))),
+            esc(&a.answer)
+        );
+    }
+    if !s.reasoning.is_empty() && s.attempts.is_empty() {
+        let _ = write!(html, "<p>Planner: {}</p>", esc(&s.reasoning));
+    }
+    html.push_str("</div></div></section>");
+    Ok(())
 }

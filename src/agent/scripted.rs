@@ -32,7 +32,7 @@ pub fn run_episode(
     for (i, step) in episode.steps.iter().enumerate() {
         let perception = scripted::perception(step);
         let graph = pipeline::graph_view(parts, &perception);
-        let query = pipeline::memory_query(parts, &graph);
+        let query = pipeline::memory_query(parts, &perception, &graph);
         // Nothing stops a scripted episode but its end.
         let (text, _) = long_term.step(parts, &query, runtime, &StopFlag::default());
         let (prompt, prompt_tokens) =

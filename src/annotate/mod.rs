@@ -152,7 +152,7 @@ pub fn annotate(
     // The source first: a wrong SOURCE leaves no dataset folder behind.
     let src = source::open(source, &opts.sampling, &dataset.join(".annotate-cache"))?;
     let writer = YoloWriter::create_with_header(dataset, &classes, HEADER)?;
-    let mut manifest = Manifest::load(dataset)?;
+    let manifest = Manifest::load(dataset)?;
     let mut out = ManifestWriter::open(dataset)?;
     out.append(&Record::Run {
         model: opts.model.clone(),
@@ -161,82 +161,151 @@ pub fn annotate(
         source: source.display().to_string(),
     })?;
     let relabel = opts.relabel || opts.overwrite_corrected;
-
-    let mut kept: Vec<(DHash, String)> = manifest
+    let kept = manifest
         .frames
         .values()
         .filter_map(|f| DHash::from_hex(&f.dhash).map(|h| (h, f.name.clone())))
         .collect();
-    let mut summary = Summary {
-        source: source.display().to_string(),
-        source_kind: format!("{:?}", src.kind).to_lowercase(),
-        frames: src.frames.len(),
-        ..Summary::default()
+    let mut run = Run {
+        dataset,
+        labeller,
+        opts,
+        classes,
+        writer,
+        manifest,
+        out,
+        kept,
+        summary: Summary {
+            source: source.display().to_string(),
+            source_kind: format!("{:?}", src.kind).to_lowercase(),
+            frames: src.frames.len(),
+            ..Summary::default()
+        },
+        detect_time: Duration::ZERO,
+        detected: 0,
+        prev: None,
+        scene: 0,
     };
-    let mut detect_time = Duration::ZERO;
-    let mut detected = 0usize;
     progress.set_length(src.frames.len() as u64);
-
-    let mut prev: Option<DHash> = None;
-    let mut scene = 0u32;
     for frame in &src.frames {
         progress.inc(1);
-        if let Some(rec) = manifest.frames.get(&frame.key).cloned() {
-            prev = DHash::from_hex(&rec.dhash);
-            scene = rec.scene;
+        if let Some(rec) = run.manifest.frames.get(&frame.key).cloned() {
+            run.prev = DHash::from_hex(&rec.dhash);
+            run.scene = rec.scene;
             if !relabel {
-                summary.already_done += 1;
-                continue;
+                run.summary.already_done += 1;
+            } else if !opts.overwrite_corrected && is_corrected(dataset, &rec)? {
+                run.summary.corrected_kept.push(rec.name.clone());
+            } else {
+                run.relabel(&rec)?;
             }
-            if !opts.overwrite_corrected && is_corrected(dataset, &rec)? {
-                summary.corrected_kept.push(rec.name.clone());
-                continue;
-            }
-            let image_path = dataset.join(&rec.image);
-            let image = decode(
-                &std::fs::read(&image_path).map_err(|source| AnnotateError::Io {
-                    path: image_path.clone(),
-                    source,
-                })?,
-                &image_path,
-            )?;
-            let t = Instant::now();
-            let found = labeller
-                .label(&image)
-                .map_err(|reason| AnnotateError::Detect {
-                    path: image_path.clone(),
-                    reason,
-                })?;
-            detect_time += t.elapsed();
-            detected += 1;
-            let record = write_frame(&writer, &rec, &image, &found, &classes)?;
-            summary.boxes += record.boxes;
-            summary.relabelled += 1;
-            out.append(&Record::Frame(record.clone()))?;
-            manifest.apply(Record::Frame(record));
             continue;
         }
-        if let Some((dhash, s)) = manifest.duplicates.get(&frame.key) {
-            prev = DHash::from_hex(dhash);
-            scene = *s;
-            summary.already_done += 1;
+        if let Some((dhash, s)) = run.manifest.duplicates.get(&frame.key) {
+            run.prev = DHash::from_hex(dhash);
+            run.scene = *s;
+            run.summary.already_done += 1;
             continue;
         }
+        if run.add(frame, &src.name)? {
+            let s = &run.summary;
+            progress.set_message(format!(
+                "{} new, {} duplicates, {} boxes",
+                s.written, s.duplicates, s.boxes
+            ));
+        }
+    }
+    if let Some(scratch) = &src.scratch {
+        // Extracted video frames are only needed until the run completes.
+        let _ = std::fs::remove_dir_all(scratch);
+        // The cache folder itself goes when no other video's frames are left in it.
+        let _ = std::fs::remove_dir(dataset.join(".annotate-cache"));
+    }
+    let mut summary = run.summary;
+    summary.seconds = start.elapsed().as_secs_f64();
+    if run.detected > 0 {
+        summary.detect_ms_per_frame = run.detect_time.as_secs_f64() * 1000.0 / run.detected as f64;
+    }
+    Ok(summary)
+}
 
+/// An annotation run under way: the dataset's writers and manifest, and what the frames so far
+/// left (the kept frames' hashes for the duplicate check, the scene count, the tallies).
+struct Run<'a> {
+    dataset: &'a Path,
+    labeller: &'a mut dyn Labeller,
+    opts: &'a AnnotateOptions,
+    classes: Vec<String>,
+    writer: YoloWriter,
+    manifest: Manifest,
+    out: ManifestWriter,
+    /// Hashes of the frames in the dataset, with their names.
+    kept: Vec<(DHash, String)>,
+    summary: Summary,
+    detect_time: Duration,
+    detected: usize,
+    /// The previous frame's hash, and its scene: a frame far from it starts a new scene.
+    prev: Option<DHash>,
+    scene: u32,
+}
+
+impl Run<'_> {
+    /// The labeller's boxes on one frame, timed.
+    fn label(&mut self, image: &RgbImage, path: &Path) -> Result<Vec<Detection>, AnnotateError> {
+        let t = Instant::now();
+        let found = self
+            .labeller
+            .label(image)
+            .map_err(|reason| AnnotateError::Detect {
+                path: path.to_path_buf(),
+                reason,
+            })?;
+        self.detect_time += t.elapsed();
+        self.detected += 1;
+        Ok(found)
+    }
+
+    /// Appends a record to the manifest file and applies it to the manifest in memory.
+    fn record(&mut self, record: Record) -> Result<(), AnnotateError> {
+        self.out.append(&record)?;
+        self.manifest.apply(record);
+        Ok(())
+    }
+
+    /// A frame an earlier run labelled, labelled again from the dataset's own copy.
+    fn relabel(&mut self, rec: &FrameRecord) -> Result<(), AnnotateError> {
+        let image_path = self.dataset.join(&rec.image);
+        let bytes = std::fs::read(&image_path).map_err(|source| AnnotateError::Io {
+            path: image_path.clone(),
+            source,
+        })?;
+        let image = decode(&bytes, &image_path)?;
+        let found = self.label(&image, &image_path)?;
+        let record = write_frame(&self.writer, rec, &image, &found, &self.classes)?;
+        self.summary.boxes += record.boxes;
+        self.summary.relabelled += 1;
+        self.record(Record::Frame(record))
+    }
+
+    /// A new frame: skipped as a near-duplicate of a kept one, or as someone else's labels
+    /// under its name; else copied into the dataset and labelled. True when written.
+    fn add(&mut self, frame: &source::SourceFrame, source: &str) -> Result<bool, AnnotateError> {
         let bytes = std::fs::read(&frame.path).map_err(|source| AnnotateError::Io {
             path: frame.path.clone(),
             source,
         })?;
         let image = decode(&bytes, &frame.path)?;
         let h = DHash::of(&image);
-        if let Some(p) = prev
-            && h.distance(p) > opts.scene_distance
+        if let Some(p) = self.prev
+            && h.distance(p) > self.opts.scene_distance
         {
-            scene += 1;
+            self.scene += 1;
         }
-        prev = Some(h);
-        if let Some(limit) = opts.duplicate_distance
-            && let Some((d, of)) = kept
+        self.prev = Some(h);
+        let scene = self.scene;
+        if let Some(limit) = self.opts.duplicate_distance
+            && let Some((d, of)) = self
+                .kept
                 .iter()
                 .map(|(k, name)| (h.distance(*k), name))
                 .min_by_key(|(d, _)| *d)
@@ -249,22 +318,21 @@ pub fn annotate(
                 dhash: h.to_hex(),
                 scene,
             };
-            out.append(&record)?;
-            manifest.apply(record);
-            summary.duplicates += 1;
-            continue;
+            self.record(record)?;
+            self.summary.duplicates += 1;
+            return Ok(false);
         }
 
-        let name = unique_name(&manifest, &frame.name, &frame.key);
-        if !manifest.names.contains_key(&name) && !opts.overwrite_corrected {
+        let name = unique_name(&self.manifest, &frame.name, &frame.key);
+        if !self.manifest.names.contains_key(&name) && !self.opts.overwrite_corrected {
             // Files under this name that no run recorded: someone else's labels; keep them.
             let foreign = [
-                writer.label_path(&name),
-                dataset.join("images").join(format!("{name}.json")),
+                self.writer.label_path(&name),
+                self.dataset.join("images").join(format!("{name}.json")),
             ];
             if foreign.iter().any(|p| p.exists()) {
-                summary.corrected_kept.push(name);
-                continue;
+                self.summary.corrected_kept.push(name);
+                return Ok(false);
             }
         }
         let ext = frame
@@ -273,56 +341,33 @@ pub fn annotate(
             .map(|e| e.to_string_lossy().to_ascii_lowercase())
             .unwrap_or_else(|| "jpg".into());
         let image_rel = format!("images/{name}.{ext}");
-        writer.write_image(
+        self.writer.write_image(
             &name,
             &ImageData::Encoded {
                 bytes: &bytes,
                 ext: &ext,
             },
         )?;
-        let t = Instant::now();
-        let found = labeller
-            .label(&image)
-            .map_err(|reason| AnnotateError::Detect {
-                path: frame.path.clone(),
-                reason,
-            })?;
-        detect_time += t.elapsed();
-        detected += 1;
+        let found = self.label(&image, &frame.path)?;
         let base = FrameRecord {
             key: frame.key.clone(),
             name: name.clone(),
             image: image_rel,
-            source: src.name.clone(),
-            group: format!("{}/{scene:04}", src.name),
+            source: source.to_string(),
+            group: format!("{source}/{scene:04}"),
             scene,
             dhash: h.to_hex(),
             boxes: 0,
             label_sha256: String::new(),
             json_sha256: String::new(),
         };
-        let record = write_frame(&writer, &base, &image, &found, &classes)?;
-        summary.boxes += record.boxes;
-        summary.written += 1;
-        kept.push((h, name));
-        out.append(&Record::Frame(record.clone()))?;
-        manifest.apply(Record::Frame(record));
-        progress.set_message(format!(
-            "{} new, {} duplicates, {} boxes",
-            summary.written, summary.duplicates, summary.boxes
-        ));
+        let record = write_frame(&self.writer, &base, &image, &found, &self.classes)?;
+        self.summary.boxes += record.boxes;
+        self.summary.written += 1;
+        self.kept.push((h, name));
+        self.record(Record::Frame(record))?;
+        Ok(true)
     }
-    if let Some(scratch) = &src.scratch {
-        // Extracted video frames are only needed until the run completes.
-        let _ = std::fs::remove_dir_all(scratch);
-        // The cache folder itself goes when no other video's frames are left in it.
-        let _ = std::fs::remove_dir(dataset.join(".annotate-cache"));
-    }
-    summary.seconds = start.elapsed().as_secs_f64();
-    if detected > 0 {
-        summary.detect_ms_per_frame = detect_time.as_secs_f64() * 1000.0 / detected as f64;
-    }
-    Ok(summary)
 }
 
 fn decode(bytes: &[u8], path: &Path) -> Result<RgbImage, AnnotateError> {

@@ -2,6 +2,7 @@
 //! xcap elsewhere).
 
 pub mod frame;
+pub mod source;
 pub mod window;
 pub mod windows;
 pub mod x11;

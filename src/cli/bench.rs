@@ -13,7 +13,6 @@ use vistawise::capture::window::WindowCapture;
 use vistawise::capture::windows;
 use vistawise::capture::x11::FrameWindow;
 use vistawise::perception::{Detector, runtime};
-use vistawise::policy::planner::{Planner, PlannerConfig};
 
 use super::AppContext;
 use super::kg::GraphArgs;
@@ -74,16 +73,12 @@ fn step(ctx: &AppContext, args: &StepArgs) -> Result<ExitCode> {
         bail!("--steps must be at least 1");
     }
     let frames = load_frames(&args.frames)?;
-    let parts = super::play::load_parts(ctx, &args.graph, &args.root, &args.task)?;
+    let parts = super::setup::load_parts(ctx, &args.graph, &args.root, &args.task)?;
     let config = parts.config.clone();
     runtime::init(ctx.ort_lib().as_deref())?;
     let mut detector = Detector::load(&config.detector.model, config.detector.threads)?
         .with_input_size(config.detector.input_size)?;
-    let mut planner = Planner::new(PlannerConfig::load(
-        &parts.profile.controls_file,
-        &parts.kg,
-        &parts.profile.skills,
-    )?);
+    let mut planner = parts.planner()?;
     let (w, h) = (frames[0].width(), frames[0].height());
     let mut pixels = match args.capture {
         CaptureArg::None => Pixels::Frames,
@@ -143,7 +138,7 @@ fn step(ctx: &AppContext, args: &StepArgs) -> Result<ExitCode> {
 
 /// The frames of a folder (a session folder means its frames/), all of the first one's size.
 fn load_frames(dir: &std::path::Path) -> Result<Vec<image::RgbImage>> {
-    let paths = play::frame_paths(dir)
+    let paths = vistawise::capture::source::frame_paths(dir)
         .with_context(|| format!("cannot list frames in {}", dir.display()))?;
     if paths.is_empty() {
         bail!("no .jpg or .png frames in {}", dir.display());

@@ -187,16 +187,8 @@ fn collect_images(input: &Path) -> Result<Vec<PathBuf>> {
     if !input.is_dir() {
         bail!("{} is neither an image file nor a folder", input.display());
     }
-    let mut images: Vec<PathBuf> = std::fs::read_dir(input)
-        .with_context(|| format!("cannot list {}", input.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "png" | "jpg" | "jpeg"))
-        })
-        .collect();
-    images.sort();
+    let images = vistawise::capture::source::image_files(input)
+        .with_context(|| format!("cannot list {}", input.display()))?;
     if images.is_empty() {
         bail!("{} contains no .png or .jpg images", input.display());
     }

@@ -99,46 +99,13 @@ pub fn run(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
         bail!("--min-conf must be in [0, 1) and --nms-iou in [0, 1]");
     }
     let conf = args.conf.unwrap_or(ctx.config().detector.confidence);
-    let mut split = yolo::open_split(&args.dataset, &args.split)
-        .with_context(|| format!("cannot open dataset {}", args.dataset.display()))?;
-    if !args.only.is_empty() {
-        let patterns = args
-            .only
-            .iter()
-            .map(|p| glob::Pattern::new(p).with_context(|| format!("--only {p:?} is not a glob")))
-            .collect::<Result<Vec<_>>>()?;
-        let total = split.samples.len();
-        split.samples.retain(|s| {
-            let name = s.image.file_name().map(|n| n.to_string_lossy());
-            name.is_some_and(|n| patterns.iter().any(|p| p.matches(&n)))
-        });
-        if split.samples.is_empty() {
-            bail!(
-                "no image of the {total} in {} has a file name matching --only {:?}",
-                split.images_dir.display(),
-                args.only
-            );
-        }
-    }
+    let split = open_samples(args)?;
     runtime::init(ctx.ort_lib().as_deref())?;
     let mut detector = Detector::load(&args.model, ctx.config().detector.threads)?
         .with_input_size(ctx.config().detector.input_size)?;
     let names = detector.info().class_names.clone();
     let other = match &args.compare {
-        Some(path) => {
-            let other = Detector::load(path, ctx.config().detector.threads)?
-                .with_input_size(ctx.config().detector.input_size)?;
-            if other.info().class_names != names {
-                bail!(
-                    "--compare {}: its classes differ from {}'s (ids must mean the same class):\n  \
-                     {:?}\n  {names:?}",
-                    path.display(),
-                    args.model.display(),
-                    other.info().class_names
-                );
-            }
-            Some(other)
-        }
+        Some(path) => Some(load_compared(ctx, args, path, &names)?),
         None => None,
     };
     if let Some(data_names) = &split.class_names
@@ -149,6 +116,7 @@ pub fn run(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
              dataset: {data_names:?}\n  model:   {names:?}"
         );
     }
+    // Every box down to --min-conf: the metrics sweep the confidence themselves.
     let opts = DetectOptions {
         confidence: args.min_conf,
         iou: args.nms_iou,
@@ -163,44 +131,13 @@ pub fn run(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
     let mut evaluator = Evaluator::new(names.len(), conf, method);
     // --compare: the second detector and what it finds, image by image beside the first.
     let mut other = other.map(|d| (d, Evaluator::new(names.len(), conf, method)));
-    let error_classes = args
-        .errors_class
-        .iter()
-        .map(|c| {
-            names.iter().position(|n| n == c).with_context(|| {
-                format!("--errors-class {c:?} is not a class of the model; its classes: {names:?}")
-            })
-        })
-        .collect::<Result<Vec<usize>>>()?;
-    let mut errors = match &args.errors {
-        Some(dir) => {
-            // Before the run, so that a bad path fails at once and not after every image.
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("cannot create the errors folder {}", dir.display()))?;
-            Some(super::eval_errors::ErrorCollector::new(
-                conf,
-                &names,
-                &error_classes,
-            ))
-        }
-        None => None,
-    };
+    let mut errors = error_collector(args, conf, &names)?;
     let bar = super::progress_bar(
         split.samples.len() as u64,
         "evaluating {bar:40} {pos}/{len} images  {elapsed} (eta {eta})",
     );
     for sample in &split.samples {
-        let frame = image::open(&sample.image)
-            .with_context(|| format!("cannot read image {}", sample.image.display()))?
-            .to_rgb8();
-        let labels = yolo::read_labels(&sample.label, names.len())?;
-        let truths: Vec<Truth> = labels
-            .iter()
-            .map(|l| Truth {
-                class_id: l.class_id,
-                xyxy: l.to_xyxy(frame.width(), frame.height()),
-            })
-            .collect();
+        let (frame, truths) = read_sample(sample, names.len())?;
         let preds = scored(&mut detector, &frame, &opts, &sample.image)?;
         evaluator.add_image(&preds, &truths);
         if let Some((other, other_evaluator)) = other.as_mut() {
@@ -236,25 +173,7 @@ pub fn run(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
         _ => None,
     };
     if let (Some(dir), Some(errors)) = (&args.errors, errors) {
-        let source = super::eval_errors::Source {
-            model: &args.model,
-            dataset: &args.dataset,
-            split: &args.split,
-        };
-        let summary = errors.write(dir, &source, args.errors_sheet)?;
-        let kinds: Vec<String> = summary
-            .false_positives
-            .iter()
-            .map(|(k, n)| format!("{k} {n}"))
-            .collect();
-        // On stderr so that --json keeps stdout to the report.
-        eprintln!(
-            "errors at conf {conf:.3}: {} false positives ({}), {} misses -> {}",
-            summary.false_positives.values().sum::<usize>(),
-            kinds.join(", "),
-            summary.misses,
-            dir.display()
-        );
+        write_errors(args, dir, errors, conf)?;
     }
     if args.json {
         let out = JsonReport {
@@ -269,13 +188,134 @@ pub fn run(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
             compare: comparison.as_ref(),
         };
         println!("{}", serde_json::to_string_pretty(&out)?);
-    } else {
-        print_table(&report, &split.images_dir, &args.only);
-        if let Some(c) = &comparison {
-            eval_compare::print_table(&report, &args.model, c);
-        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    print_table(&report, &split.images_dir, &args.only);
+    if let Some(c) = &comparison {
+        eval_compare::print_table(&report, &args.model, c);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A sample's image and its labelled boxes in pixels.
+fn read_sample(sample: &yolo::Sample, classes: usize) -> Result<(image::RgbImage, Vec<Truth>)> {
+    let frame = image::open(&sample.image)
+        .with_context(|| format!("cannot read image {}", sample.image.display()))?
+        .to_rgb8();
+    let labels = yolo::read_labels(&sample.label, classes)?;
+    let truths = labels
+        .iter()
+        .map(|l| Truth {
+            class_id: l.class_id,
+            xyxy: l.to_xyxy(frame.width(), frame.height()),
+        })
+        .collect();
+    Ok((frame, truths))
+}
+
+/// The split's samples, those whose file names match `--only` when given.
+fn open_samples(args: &EvalArgs) -> Result<yolo::Split> {
+    let mut split = yolo::open_split(&args.dataset, &args.split)
+        .with_context(|| format!("cannot open dataset {}", args.dataset.display()))?;
+    if args.only.is_empty() {
+        return Ok(split);
+    }
+    let patterns = args
+        .only
+        .iter()
+        .map(|p| glob::Pattern::new(p).with_context(|| format!("--only {p:?} is not a glob")))
+        .collect::<Result<Vec<_>>>()?;
+    let total = split.samples.len();
+    split.samples.retain(|s| {
+        let name = s.image.file_name().map(|n| n.to_string_lossy());
+        name.is_some_and(|n| patterns.iter().any(|p| p.matches(&n)))
+    });
+    if split.samples.is_empty() {
+        bail!(
+            "no image of the {total} in {} has a file name matching --only {:?}",
+            split.images_dir.display(),
+            args.only
+        );
+    }
+    Ok(split)
+}
+
+/// The `--compare` detector, refused when its classes are not the model's.
+fn load_compared(
+    ctx: &AppContext,
+    args: &EvalArgs,
+    path: &std::path::Path,
+    names: &[String],
+) -> Result<Detector> {
+    let other = Detector::load(path, ctx.config().detector.threads)?
+        .with_input_size(ctx.config().detector.input_size)?;
+    if other.info().class_names != names {
+        bail!(
+            "--compare {}: its classes differ from {}'s (ids must mean the same class):\n  \
+             {:?}\n  {names:?}",
+            path.display(),
+            args.model.display(),
+            other.info().class_names
+        );
+    }
+    Ok(other)
+}
+
+/// With `--errors DIR`: the collector of false positives and misses (its folder made first, so
+/// that a bad path fails at once and not after every image).
+fn error_collector(
+    args: &EvalArgs,
+    conf: f32,
+    names: &[String],
+) -> Result<Option<super::eval_errors::ErrorCollector>> {
+    let error_classes = args
+        .errors_class
+        .iter()
+        .map(|c| {
+            names.iter().position(|n| n == c).with_context(|| {
+                format!("--errors-class {c:?} is not a class of the model; its classes: {names:?}")
+            })
+        })
+        .collect::<Result<Vec<usize>>>()?;
+    let Some(dir) = &args.errors else {
+        return Ok(None);
+    };
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create the errors folder {}", dir.display()))?;
+    Ok(Some(super::eval_errors::ErrorCollector::new(
+        conf,
+        names,
+        &error_classes,
+    )))
+}
+
+/// Writes the collected errors into `dir` and says what they were on stderr (so that `--json`
+/// keeps stdout to the report).
+fn write_errors(
+    args: &EvalArgs,
+    dir: &std::path::Path,
+    errors: super::eval_errors::ErrorCollector,
+    conf: f32,
+) -> Result<()> {
+    let source = super::eval_errors::Source {
+        model: &args.model,
+        dataset: &args.dataset,
+        split: &args.split,
+    };
+    let summary = errors.write(dir, &source, args.errors_sheet)?;
+    let kinds: Vec<String> = summary
+        .false_positives
+        .iter()
+        .map(|(k, n)| format!("{k} {n}"))
+        .collect();
+    eprintln!(
+        "errors at conf {conf:.3}: {} false positives ({}), {} misses -> {}",
+        summary.false_positives.values().sum::<usize>(),
+        kinds.join(", "),
+        summary.misses,
+        dir.display()
+    );
+    Ok(())
 }
 
 /// One detector's boxes on a frame, as the metrics take them.

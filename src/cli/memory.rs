@@ -6,10 +6,9 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
-use vistawise::agent::pipeline::{self, Parts};
+use vistawise::agent::pipeline;
 use vistawise::agent::play::LongTerm;
 use vistawise::config::MemoryConfig;
-use vistawise::embedding::SentenceEncoder;
 use vistawise::longterm::{
     self, BagOfWords, Db, Embedder, Entry, LongTermMemory, Module, exemplars, howto, scripted,
 };
@@ -105,47 +104,6 @@ fn open_db(ctx: &AppContext) -> Result<Db> {
         .with_context(|| format!("cannot open the memory database {}", path.display()))?;
     eprintln!("memory database: {}", path.display());
     Ok(db)
-}
-
-fn encoder(ctx: &AppContext) -> Result<Box<dyn Embedder>> {
-    runtime::init(ctx.ort_lib().as_deref())?;
-    let c = &ctx.config().embedding;
-    let enc = SentenceEncoder::load(&c.model_dir, c.threads)
-        .context("the long-term memory needs the MiniLM encoder (embedding.model_dir)")?;
-    Ok(Box::new(enc))
-}
-
-/// The play loop's long-term memory: nothing when `memory.modules` is empty.
-pub fn open_long_term(ctx: &AppContext, parts: &Parts) -> Result<LongTerm> {
-    let c = &parts.config;
-    if c.memory.modules.is_empty() {
-        return Ok(LongTerm::disabled(&c.memory));
-    }
-    let embedder = if c.memory.modules.iter().any(|m| m.embeds()) {
-        Some(encoder(ctx)?)
-    } else {
-        None
-    };
-    let memory = LongTermMemory::open(&c.memory, &c.game.profile, embedder)
-        .context("cannot open the long-term memory")?;
-    if let Some(db) = memory.db() {
-        eprintln!(
-            "long-term memory: {} in {}",
-            memory
-                .modules()
-                .iter()
-                .map(|m| m.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-            db.path.display()
-        );
-    }
-    let teacher = if memory.is_enabled(Module::Howto) {
-        Some(LlmClient::new(&c.llm).context("the how-to memory's teacher (the [llm] endpoint)")?)
-    } else {
-        None
-    };
-    Ok(LongTerm::new(memory, teacher, &parts.task.description))
 }
 
 pub fn run(ctx: &AppContext, cmd: &MemoryCommand) -> Result<ExitCode> {
@@ -315,7 +273,7 @@ fn howto_cmd(ctx: &AppContext, item: &str, ask: bool, graph: &GraphArgs) -> Resu
 }
 
 fn explore(ctx: &AppContext, args: &ExploreArgs) -> Result<ExitCode> {
-    let parts = super::play::load_parts(ctx, &args.graph, &args.root, &args.task)?;
+    let parts = super::setup::load_parts(ctx, &args.graph, &args.root, &args.task)?;
     let perception = match &args.detections {
         Some(p) => read_perception(p)?,
         None => Perception {
@@ -325,10 +283,10 @@ fn explore(ctx: &AppContext, args: &ExploreArgs) -> Result<ExitCode> {
         },
     };
     let graph = pipeline::graph_view(&parts, &perception);
-    let query = pipeline::memory_query(&parts, &graph);
+    let query = pipeline::memory_query(&parts, &perception, &graph);
     let current = exemplars::current(&query, &parts.kg);
     let db = open_db(ctx)?;
-    let mut emb = encoder(ctx)?;
+    let mut emb = super::setup::encoder(ctx)?;
     let found = exemplars::retrieve(
         &db,
         emb.as_mut(),
@@ -386,7 +344,7 @@ fn tokens(
     let episodes = scripted::episodes();
     let mut parts_by_task = Vec::new();
     for ep in &episodes {
-        parts_by_task.push(super::play::load_parts(ctx, graph, root, ep.task_id)?);
+        parts_by_task.push(super::setup::load_parts(ctx, graph, root, ep.task_id)?);
     }
     if !bag_of_words {
         runtime::init(ctx.ort_lib().as_deref())?;
@@ -408,7 +366,7 @@ fn tokens(
         let embedder: Option<Box<dyn Embedder>> = match (modules.is_empty(), bag_of_words) {
             (true, _) => None,
             (false, true) => Some(Box::new(BagOfWords)),
-            (false, false) => Some(encoder(ctx)?),
+            (false, false) => Some(super::setup::encoder(ctx)?),
         };
         let memory = LongTermMemory::open(&config, &ctx.config().game.profile, embedder)?;
         if memory.is_enabled(Module::Howto) {

@@ -20,6 +20,7 @@ mod policy;
 mod policy_eval;
 mod replay;
 mod report;
+mod setup;
 mod skills;
 
 use std::path::PathBuf;

@@ -6,19 +6,21 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
+use vistawise::agent::decide::Policy;
 use vistawise::agent::pipeline::Parts;
-use vistawise::agent::play::{self, PlayOptions, PolicyChoice, Status};
+use vistawise::agent::play::{self, PlayOptions, Status};
 use vistawise::agent::session::Recorder;
+use vistawise::capture::source::{FrameSource, RecordedFrames};
 use vistawise::capture::window::WindowCapture;
 use vistawise::capture::windows;
+use vistawise::config::Config;
 use vistawise::perception::{Detector, runtime};
-use vistawise::policy::planner::{Planner, PlannerConfig};
 use vistawise::policy::subgoal::SubgoalPolicy;
-use vistawise::policy::{LlmClient, LlmPolicy, PriceTable, PromptTemplate, TokenCounter};
-use vistawise::skills::{GameProfile, StopFlag, emergency};
+use vistawise::policy::{LlmClient, LlmPolicy, PriceTable};
+use vistawise::skills::{StopFlag, emergency};
 
 use super::AppContext;
-use super::kg::{GraphArgs, load};
+use super::kg::GraphArgs;
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum PolicyArg {
@@ -67,96 +69,28 @@ pub struct PlayArgs {
 }
 
 pub fn run(ctx: &AppContext, args: &PlayArgs) -> Result<ExitCode> {
-    let parts = load_parts(ctx, &args.graph, &args.root, &args.task)?;
-    let config = parts.config.clone();
+    let parts = super::setup::load_parts(ctx, &args.graph, &args.root, &args.task)?;
+    let config = &parts.config;
     runtime::init(ctx.ort_lib().as_deref())?;
     let mut detector = Detector::load(&config.detector.model, config.detector.threads)?
         .with_input_size(config.detector.input_size)?;
-    let mut policy = match args.policy {
-        PolicyArg::Planner => PolicyChoice::Planner(Box::new(Planner::new(PlannerConfig::load(
-            &parts.profile.controls_file,
-            &parts.kg,
-            &parts.profile.skills,
-        )?))),
-        PolicyArg::Llm | PolicyArg::Subgoal => {
-            let mut client = LlmClient::new(&config.llm)?;
-            if let Some(dir) = &args.record_llm {
-                client = client.record_to(dir)?;
-            }
-            let prices = PriceTable::load(&config.llm.prices)?;
-            let max_cost = args.max_cost.unwrap_or(config.safety.max_cost_usd);
-            if prices.find(&config.llm.model).is_none() && max_cost > 0.0 {
-                bail!(
-                    "model \"{}\" has no price in {}, so the cost cap cannot work: add it, or pass --max-cost 0 to play without a cap",
-                    config.llm.model,
-                    config.llm.prices.display()
-                );
-            }
-            let llm = LlmPolicy::new(client, prices, &config.llm);
-            match args.policy {
-                PolicyArg::Subgoal => PolicyChoice::Subgoal(Box::new(SubgoalPolicy::new(
-                    llm,
-                    Planner::new(PlannerConfig::load(
-                        &parts.profile.controls_file,
-                        &parts.kg,
-                        &parts.profile.skills,
-                    )?),
-                    config.llm.subgoal_max_steps,
-                ))),
-                _ => PolicyChoice::Llm(Box::new(llm)),
-            }
-        }
-    };
+    let mut policy = build_policy(args, &parts)?;
 
     let stop = StopFlag::default();
     stop.on_signals()
         .context("cannot install the SIGINT/SIGTERM handlers")?;
-    let (mut source, source_name) = match &args.frames {
-        Some(dir) => {
-            if !args.dry_run {
-                bail!(
-                    "--frames plays recorded frames: there is no game to send input to; add --dry-run"
-                );
-            }
-            let source = play::FrameSource::files(dir)
-                .with_context(|| format!("cannot list frames in {}", dir.display()))?;
-            (source, format!("recorded frames in {}", dir.display()))
-        }
-        None => {
-            let all = windows::list().context("cannot list windows (is DISPLAY set?)")?;
-            let window = windows::find_by_title(&all, &config.game.window_title)?;
-            let name = format!("\"{}\" {}x{}", window.title, window.width, window.height);
-            let capture = WindowCapture::open(window.id, config.game.capture)
-                .with_context(|| format!("cannot capture the game window {name}"))?;
-            (play::FrameSource::Window(Box::new(capture)), name)
-        }
-    };
-    let (_watcher, _guard) = match (&source, args.dry_run) {
-        (play::FrameSource::Window(capture), false) => (
-            Some(
-                emergency::Watcher::start(&config.safety, Some(capture.id()), stop.clone())
-                    .context("cannot start the emergency stop")?,
-            ),
+    let (mut source, source_name) = open_source(args, config)?;
+    let _safety = match (source.window_id(), args.dry_run) {
+        (Some(id), false) => Some((
+            emergency::Watcher::start(&config.safety, Some(id), stop.clone())
+                .context("cannot start the emergency stop")?,
             // Releases what is held if this process is killed (`kill -9` mid-hold).
-            Some(super::InputGuard::start()?),
-        ),
-        _ => (None, None),
+            super::InputGuard::start()?,
+        )),
+        _ => None,
     };
 
-    let kg_path = parts.kg.source.clone();
-    let meta = play::meta(
-        &parts,
-        policy.name(),
-        args.dry_run,
-        super::sha256_file(&config.detector.model)?,
-        super::sha256_file(&kg_path)?,
-    );
-    let id = args
-        .session_id
-        .clone()
-        .unwrap_or_else(|| play::session_id(&parts.task.id));
-    let mut recorder =
-        Recorder::create(&config.session.dir, &id, &meta, config.session.jpeg_quality)?;
+    let mut recorder = create_recorder(args, &parts, policy.name())?;
     eprintln!(
         "playing {} ({}) on {} with the {} policy{}; session {}",
         parts.task.id,
@@ -176,27 +110,7 @@ pub fn run(ctx: &AppContext, args: &PlayArgs) -> Result<ExitCode> {
             .unwrap_or_else(|_| ProgressStyle::default_spinner()),
     );
     let mut show = |s: &Status| {
-        let t = &s.stage_ms;
-        bar.set_message(format!(
-            "step {} | {} | {} | capture {:.0} detect {:.0} graph {:.1} prompt {:.1} policy {:.0} act {:.0} ms | {} tokens{} | ${:.4}{}",
-            s.step,
-            parts.task.id,
-            s.last_action,
-            t.capture,
-            t.detect,
-            t.graph,
-            t.prompt,
-            t.policy,
-            t.act,
-            s.tokens,
-            if s.cached_tokens > 0 {
-                format!(" ({} cached)", s.cached_tokens)
-            } else {
-                String::new()
-            },
-            s.cost_usd,
-            if s.note.is_empty() { String::new() } else { format!(" | {}", s.note) }
-        ));
+        bar.set_message(status_line(&parts.task.id, s));
         bar.tick();
     };
     let options = PlayOptions {
@@ -207,12 +121,12 @@ pub fn run(ctx: &AppContext, args: &PlayArgs) -> Result<ExitCode> {
         settle: std::time::Duration::from_millis(config.game.settle_ms),
         stop: stop.clone(),
     };
-    let mut long_term = super::memory::open_long_term(ctx, &parts)?;
+    let mut long_term = super::setup::open_long_term(ctx, &parts)?;
     let player = play::Player {
         parts: &parts,
         detector: &mut detector,
-        policy: &mut policy,
-        source: &mut source,
+        policy: policy.as_mut(),
+        source: source.as_mut(),
         recorder: &mut recorder,
         long_term: &mut long_term,
     };
@@ -232,37 +146,105 @@ pub fn run(ctx: &AppContext, args: &PlayArgs) -> Result<ExitCode> {
     })
 }
 
-/// The fixed parts of the agent for a task: config, graph, task, game profile, prompt template.
-pub(super) fn load_parts(
-    ctx: &AppContext,
-    graph: &GraphArgs,
-    root: &std::path::Path,
-    task_id: &str,
-) -> Result<Parts> {
-    let config = ctx.config().clone();
-    let (kg, tasks) = load(ctx, graph)?;
-    let lineage =
-        vistawise::toml_lines::profile_lineage(&root.join("config/games"), &config.game.profile);
-    let task = tasks.get_inherited(&lineage, task_id)?.clone();
-    let target = kg.node(&task.target).with_context(|| {
-        format!(
-            "task {} targets \"{}\", not a node of {}",
-            task.id,
-            task.target,
-            kg.source.display()
-        )
-    })?;
-    let profile = GameProfile::load(root, &config.game.profile)
-        .with_context(|| format!("cannot load game profile \"{}\"", config.game.profile))?;
-    let template = PromptTemplate::load(&config.llm.prompt_template)?;
-    let counter = TokenCounter::o200k().map_err(anyhow::Error::msg)?;
-    Ok(Parts {
-        config,
-        kg,
-        task,
-        target,
-        profile,
-        template,
-        counter,
+/// The session folder, its `meta.json` written (the detector's and the graph's hashes).
+fn create_recorder(args: &PlayArgs, parts: &Parts, policy: &str) -> Result<Recorder> {
+    let config = &parts.config;
+    let meta = play::meta(
+        parts,
+        policy,
+        args.dry_run,
+        super::sha256_file(&config.detector.model)?,
+        super::sha256_file(&parts.kg.source)?,
+    );
+    let id = args
+        .session_id
+        .clone()
+        .unwrap_or_else(|| play::session_id(&parts.task.id));
+    Ok(Recorder::create(
+        &config.session.dir,
+        &id,
+        &meta,
+        config.session.jpeg_quality,
+    )?)
+}
+
+/// The policy `--policy` names. An LLM-backed one needs a price for its model while a cost cap
+/// is set: without one the cap could not work.
+fn build_policy(args: &PlayArgs, parts: &Parts) -> Result<Box<dyn Policy>> {
+    let config = &parts.config;
+    if args.policy == PolicyArg::Planner {
+        return Ok(Box::new(parts.planner()?));
+    }
+    let mut client = LlmClient::new(&config.llm)?;
+    if let Some(dir) = &args.record_llm {
+        client = client.record_to(dir)?;
+    }
+    let prices = PriceTable::load(&config.llm.prices)?;
+    let max_cost = args.max_cost.unwrap_or(config.safety.max_cost_usd);
+    if prices.find(&config.llm.model).is_none() && max_cost > 0.0 {
+        bail!(
+            "model \"{}\" has no price in {}, so the cost cap cannot work: add it, or pass --max-cost 0 to play without a cap",
+            config.llm.model,
+            config.llm.prices.display()
+        );
+    }
+    let llm = LlmPolicy::new(client, prices, &config.llm);
+    Ok(match args.policy {
+        PolicyArg::Subgoal => Box::new(SubgoalPolicy::new(
+            llm,
+            parts.planner()?,
+            config.llm.subgoal_max_steps,
+        )),
+        _ => Box::new(llm),
     })
+}
+
+/// The frames to play on, and their name for the start line: the game window, or with
+/// `--frames` recorded ones (a dry run only: there is no game to send input to).
+fn open_source(args: &PlayArgs, config: &Config) -> Result<(Box<dyn FrameSource>, String)> {
+    if let Some(dir) = &args.frames {
+        if !args.dry_run {
+            bail!(
+                "--frames plays recorded frames: there is no game to send input to; add --dry-run"
+            );
+        }
+        let source = RecordedFrames::open(dir)
+            .with_context(|| format!("cannot list frames in {}", dir.display()))?;
+        return Ok((
+            Box::new(source),
+            format!("recorded frames in {}", dir.display()),
+        ));
+    }
+    let all = windows::list().context("cannot list windows (is DISPLAY set?)")?;
+    let window = windows::find_by_title(&all, &config.game.window_title)?;
+    let name = format!("\"{}\" {}x{}", window.title, window.width, window.height);
+    let capture = WindowCapture::open(window.id, config.game.capture)
+        .with_context(|| format!("cannot capture the game window {name}"))?;
+    Ok((Box::new(capture), name))
+}
+
+/// The live status line: step, task, last action, stage times, tokens and cost.
+fn status_line(task: &str, s: &Status) -> String {
+    let t = &s.stage_ms;
+    let cached = match s.cached_tokens {
+        0 => String::new(),
+        n => format!(" ({n} cached)"),
+    };
+    let note = match s.note.as_str() {
+        "" => String::new(),
+        n => format!(" | {n}"),
+    };
+    format!(
+        "step {} | {task} | {} | capture {:.0} detect {:.0} graph {:.1} prompt {:.1} policy {:.0} act {:.0} ms | {} tokens{cached} | ${:.4}{note}",
+        s.step,
+        s.last_action,
+        t.capture,
+        t.detect,
+        t.graph,
+        t.prompt,
+        t.policy,
+        t.act,
+        s.tokens,
+        s.cost_usd,
+    )
 }

@@ -100,7 +100,7 @@ fn profile_and_size(ctx: &AppContext, args: &WindowArgs) -> Result<(GameProfile,
 /// The agent's parts for the task, and the frame's perception (an empty frame of the window
 /// size when no detections are given).
 fn step_setup(ctx: &AppContext, args: &StepArgs) -> Result<(Parts, Perception)> {
-    let parts = super::play::load_parts(ctx, &args.graph, &args.window.root, &args.task)?;
+    let parts = super::setup::load_parts(ctx, &args.graph, &args.window.root, &args.task)?;
     let (w, h) = super::skills::parse_size(&args.window.window_size)?;
     let perception = match &args.detections {
         Some(path) => read_perception(path)?,
@@ -188,14 +188,9 @@ fn prompt_cmd(ctx: &AppContext, args: &StepArgs, ask: bool) -> Result<ExitCode> 
 }
 
 fn plan_cmd(ctx: &AppContext, args: &StepArgs) -> Result<ExitCode> {
-    use vistawise::policy::planner::{PlanStep, Planner, PlannerConfig, View};
+    use vistawise::policy::planner::{PlanStep, View};
     let (parts, perception) = step_setup(ctx, args)?;
-    let planner_config = PlannerConfig::load(
-        &parts.profile.controls_file,
-        &parts.kg,
-        &parts.profile.skills,
-    )?;
-    let mut planner = Planner::new(planner_config);
+    let mut planner = parts.planner()?;
     let graph = pipeline::graph_view(&parts, &perception);
     let layout = pipeline::layout(&parts, perception.frame_w, perception.frame_h);
     let step = planner.next(

@@ -71,7 +71,7 @@ pub fn cases(ctx: &AppContext, args: &CasesArgs) -> Result<ExitCode> {
                 dir.display(),
             );
         }
-        let parts = super::play::load_parts(ctx, &args.graph, &args.root, &session.meta.task)?;
+        let parts = super::setup::load_parts(ctx, &args.graph, &args.root, &session.meta.task)?;
         let file = CaseFile::from_session(&parts, &session, game);
         let path = args.out.join(format!("{}.jsonl", file.header.source));
         file.save(&path)?;
@@ -149,7 +149,7 @@ pub fn eval(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
     let mut all: Vec<CaseResult> = Vec::new();
     let mut per_file: Vec<(String, Score)> = Vec::new();
     for file in &files {
-        let mut parts = super::play::load_parts(ctx, &args.graph, &args.root, &file.header.task)?;
+        let mut parts = super::setup::load_parts(ctx, &args.graph, &args.root, &file.header.task)?;
         parts.config.llm.prompt_template = template_path.clone();
         parts.template = template.clone();
         let results = policy_eval::run_file(&parts, &policy, file, &runtime, &mut |r| {

@@ -7,10 +7,10 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
-use vistawise::agent::replay::{self, ReplayPolicy, StepDiff};
+use vistawise::agent::decide::{Policy, Recorded};
+use vistawise::agent::replay::{self, StepDiff};
 use vistawise::agent::session::Session;
 use vistawise::perception::{Detector, runtime};
-use vistawise::policy::planner::{Planner, PlannerConfig};
 use vistawise::policy::usage_summary::{Spent, UsageSummary};
 use vistawise::policy::{LlmClient, LlmPolicy, PriceTable};
 
@@ -89,7 +89,7 @@ pub fn run(ctx: &AppContext, args: &ReplayArgs) -> Result<ExitCode> {
     if session.truncated_tail {
         eprintln!("note: the session's last line was cut off (crash?) and is skipped");
     }
-    let mut parts = super::play::load_parts(ctx, &args.graph, &args.root, &session.meta.task)?;
+    let mut parts = super::setup::load_parts(ctx, &args.graph, &args.root, &session.meta.task)?;
     if let Some(t) = &args.prompt_template {
         parts.config.llm.prompt_template = t.clone();
         parts.template = vistawise::policy::PromptTemplate::load(t)?;
@@ -104,19 +104,13 @@ pub fn run(ctx: &AppContext, args: &ReplayArgs) -> Result<ExitCode> {
     runtime::init(ctx.ort_lib().as_deref())?;
     let mut detector = Detector::load(&model, parts.config.detector.threads)?
         .with_input_size(parts.config.detector.input_size)?;
-    let mut policy = match args.policy {
-        ReplayPolicyArg::Recorded => ReplayPolicy::Recorded,
-        ReplayPolicyArg::Planner => {
-            ReplayPolicy::Planner(Box::new(Planner::new(PlannerConfig::load(
-                &parts.profile.controls_file,
-                &parts.kg,
-                &parts.profile.skills,
-            )?)))
-        }
+    let mut policy: Box<dyn Policy + '_> = match args.policy {
+        ReplayPolicyArg::Recorded => Box::new(Recorded { session: &session }),
+        ReplayPolicyArg::Planner => Box::new(parts.planner()?),
         ReplayPolicyArg::Llm => {
             let client = LlmClient::new(&parts.config.llm)?;
             let prices = PriceTable::load(&parts.config.llm.prices)?;
-            ReplayPolicy::Llm(Box::new(LlmPolicy::new(client, prices, &parts.config.llm)))
+            Box::new(LlmPolicy::new(client, prices, &parts.config.llm))
         }
     };
     if !args.json {
@@ -130,7 +124,7 @@ pub fn run(ctx: &AppContext, args: &ReplayArgs) -> Result<ExitCode> {
         );
     }
     let json = args.json;
-    let diffs = replay::replay(&parts, &mut detector, &session, &mut policy, &mut |d| {
+    let diffs = replay::replay(&parts, &mut detector, &session, policy.as_mut(), &mut |d| {
         if !json {
             print_step(d);
         }

@@ -236,111 +236,78 @@ impl PlannerConfig {
     }
 
     fn check(&self, kg: &KnowledgeGraph, library: &SkillLibrary) -> Result<(), String> {
-        let node = |n: &str| {
-            kg.node(n)
-                .map(|_| ())
-                .ok_or_else(|| format!("\"{n}\" is not a node of {}", kg.source.display()))
-        };
-        let call = |skill: &str, args: &[ArgToken], what: &str| -> Result<(), String> {
-            let s = library
-                .get(skill)
-                .ok_or_else(|| format!("{what}: unknown skill {skill}"))?;
-            let mut count = 0;
-            for a in args {
-                count += match a {
-                    ArgToken::Number(_) => 1,
-                    ArgToken::Token(t) if t == "aim" => 2,
-                    ArgToken::Token(t) => match item_token(t) {
-                        Some(n) => {
-                            node(n)?;
-                            1
-                        }
-                        None => {
-                            node(t)?;
-                            2
-                        }
-                    },
-                };
-            }
-            if count != s.params.len() {
-                return Err(format!(
-                    "{what}: {} takes {} arguments, the rule gives {count}",
-                    s.signature(),
-                    s.params.len()
-                ));
-            }
-            Ok(())
-        };
-        let template = |t: &CallTemplate, what: &str| -> Result<(), String> {
-            match t.split_first() {
-                Some((ArgToken::Token(skill), args)) => call(skill, args, what),
-                _ => Err(format!("{what}: a call starts with the skill name")),
-            }
-        };
+        let c = RuleCheck { kg, library };
         for t in &self.explore {
-            template(t, "explore")?;
+            c.template(t, "explore")?;
         }
         for t in &self.detour {
-            template(t, "detour")?;
+            c.template(t, "detour")?;
         }
-        for (field, walk, skill) in [
-            ("lost_target_walk", self.lost_target_walk, JUMP),
-            ("pickup_walk", self.pickup_walk, JUMP),
+        for (field, walk) in [
+            ("lost_target_walk", self.lost_target_walk),
+            ("pickup_walk", self.pickup_walk),
         ] {
-            if let Some(w) = walk
-                && let Some(p) = library.get(skill).and_then(|s| s.params.first())
-            {
-                let (lo, hi) = (p.min.unwrap_or(f64::MIN), p.max.unwrap_or(f64::MAX));
-                if !(lo..=hi).contains(&w) {
-                    return Err(format!(
-                        "{field} {w} is outside {lo}-{hi}, the range of {skill}'s {}",
-                        p.name
-                    ));
-                }
+            if let Some(w) = walk {
+                c.walk_in_range(w, JUMP, field)?;
             }
         }
         for (item, rule) in &self.gather {
-            node(item)?;
+            c.node(item)?;
             if let Some(a) = &rule.approach {
-                node(a)?;
+                c.node(a)?;
             }
-            call(&rule.skill, &rule.args, &format!("gather \"{item}\""))?;
+            let what = format!("gather \"{item}\"");
+            c.call(&rule.skill, &rule.args, &what)?;
             // The walk is a call of the walking skills: their own ranges bound it.
             if let Some(w) = rule.approach_seconds {
                 for walk in [WALK, JUMP] {
-                    if let Some(p) = library.get(walk).and_then(|s| s.params.first()) {
-                        let (lo, hi) = (p.min.unwrap_or(f64::MIN), p.max.unwrap_or(f64::MAX));
-                        if !(lo..=hi).contains(&w) {
-                            return Err(format!(
-                                "gather \"{item}\": approach_seconds {w} is outside {lo}-{hi}, \
-                                 the range of {walk}'s {}",
-                                p.name
-                            ));
-                        }
-                    }
+                    c.walk_in_range(w, walk, &format!("{what}: approach_seconds"))?;
                 }
             }
         }
         for (item, rule) in &self.craft {
-            node(item)?;
-            if !self.screens.contains_key(&rule.screen) {
-                return Err(format!("craft \"{item}\": no screen \"{}\"", rule.screen));
-            }
-            call(&rule.skill, &rule.args, &format!("craft \"{item}\""))?;
-            if rule.yields == 0 {
+            self.check_craft(&c, item, rule)?;
+        }
+        self.check_hotbar(library)?;
+        for (name, screen) in &self.screens {
+            if let Some(s) = &screen.station {
+                c.node(s)?;
+            } else if screen.taken_back {
                 return Err(format!(
-                    "craft \"{item}\": yields = 0 (one craft makes at least 1)"
+                    "screen {name}: taken_back needs the station it takes back (station = \"...\")"
                 ));
             }
-            for (ingredient, n) in &rule.needs {
-                node(ingredient)?;
-                if *n == 0 {
-                    return Err(format!(
-                        "craft \"{item}\": needs \"{ingredient}\" = 0 (leave it out instead)"
-                    ));
-                }
+            for t in screen.open.iter().chain(&screen.close) {
+                c.template(t, &format!("screen {name}"))?;
             }
         }
+        Ok(())
+    }
+
+    fn check_craft(&self, c: &RuleCheck, item: &str, rule: &CraftRule) -> Result<(), String> {
+        c.node(item)?;
+        if !self.screens.contains_key(&rule.screen) {
+            return Err(format!("craft \"{item}\": no screen \"{}\"", rule.screen));
+        }
+        c.call(&rule.skill, &rule.args, &format!("craft \"{item}\""))?;
+        if rule.yields == 0 {
+            return Err(format!(
+                "craft \"{item}\": yields = 0 (one craft makes at least 1)"
+            ));
+        }
+        for (ingredient, n) in &rule.needs {
+            c.node(ingredient)?;
+            if *n == 0 {
+                return Err(format!(
+                    "craft \"{item}\": needs \"{ingredient}\" = 0 (leave it out instead)"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The skill that swaps an item onto the hotbar and the bag screen it works in.
+    fn check_hotbar(&self, library: &SkillLibrary) -> Result<(), String> {
         if let Some(skill) = &self.to_hotbar_skill {
             if self.bag_screen.is_none() {
                 return Err(format!(
@@ -372,19 +339,78 @@ impl PlannerConfig {
                 "bag_screen: no screen \"{b}\" in [planner.screens]"
             ));
         }
-        for (name, screen) in &self.screens {
-            if let Some(s) = &screen.station {
-                node(s)?;
-            } else if screen.taken_back {
-                return Err(format!(
-                    "screen {name}: taken_back needs the station it takes back (station = \"...\")"
-                ));
-            }
-            for t in screen.open.iter().chain(&screen.close) {
-                template(t, &format!("screen {name}"))?;
-            }
+        Ok(())
+    }
+}
+
+/// Checks of the planner's rules against the graph and the skill library.
+struct RuleCheck<'a> {
+    kg: &'a KnowledgeGraph,
+    library: &'a SkillLibrary,
+}
+
+impl RuleCheck<'_> {
+    fn node(&self, n: &str) -> Result<(), String> {
+        self.kg
+            .node(n)
+            .map(|_| ())
+            .ok_or_else(|| format!("\"{n}\" is not a node of {}", self.kg.source.display()))
+    }
+
+    /// A skill call of a rule: a known skill, item tokens naming graph nodes, and as many
+    /// arguments as the skill takes ("aim" and a node name stand for two: an x and a y).
+    fn call(&self, skill: &str, args: &[ArgToken], what: &str) -> Result<(), String> {
+        let s = self
+            .library
+            .get(skill)
+            .ok_or_else(|| format!("{what}: unknown skill {skill}"))?;
+        let mut count = 0;
+        for a in args {
+            count += match a {
+                ArgToken::Number(_) => 1,
+                ArgToken::Token(t) if t == "aim" => 2,
+                ArgToken::Token(t) => match item_token(t) {
+                    Some(n) => {
+                        self.node(n)?;
+                        1
+                    }
+                    None => {
+                        self.node(t)?;
+                        2
+                    }
+                },
+            };
+        }
+        if count != s.params.len() {
+            return Err(format!(
+                "{what}: {} takes {} arguments, the rule gives {count}",
+                s.signature(),
+                s.params.len()
+            ));
         }
         Ok(())
+    }
+
+    fn template(&self, t: &CallTemplate, what: &str) -> Result<(), String> {
+        match t.split_first() {
+            Some((ArgToken::Token(skill), args)) => self.call(skill, args, what),
+            _ => Err(format!("{what}: a call starts with the skill name")),
+        }
+    }
+
+    /// A walk of `seconds` is within the range of the walking skill's first parameter.
+    fn walk_in_range(&self, seconds: f64, skill: &str, what: &str) -> Result<(), String> {
+        let Some(p) = self.library.get(skill).and_then(|s| s.params.first()) else {
+            return Ok(());
+        };
+        let (lo, hi) = (p.min.unwrap_or(f64::MIN), p.max.unwrap_or(f64::MAX));
+        if (lo..=hi).contains(&seconds) {
+            return Ok(());
+        }
+        Err(format!(
+            "{what} {seconds} is outside {lo}-{hi}, the range of {skill}'s {}",
+            p.name
+        ))
     }
 }
 
@@ -533,9 +559,17 @@ pub struct View<'a> {
 }
 
 impl View<'_> {
+    /// The crosshair: the frame's centre.
+    fn crosshair(&self) -> (f32, f32) {
+        (
+            self.perception.frame_w as f32 / 2.0,
+            self.perception.frame_h as f32 / 2.0,
+        )
+    }
+
     /// Whether the player owns `node`: its icon in a bag slot (`[gui] bag_regions`), not one
     /// left in a craft grid.
-    fn has(&self, node: NodeIndex) -> bool {
+    pub fn has(&self, node: NodeIndex) -> bool {
         self.icon(node).is_some()
     }
 
@@ -625,6 +659,38 @@ fn hotbar_slots(row: &str, view: &View) -> Vec<(u8, (f32, f32))> {
 /// quarter of its width, at least 4 px.
 fn box_jitter(w: f32) -> f32 {
     (w * STUCK_JITTER).max(4.0)
+}
+
+/// What a gather step works toward: the item, the thing approached to get it, and the rule.
+struct GatherGoal<'r> {
+    item: NodeIndex,
+    name: &'r str,
+    approach: &'r str,
+    rule: &'r GatherRule,
+    walk_seconds: f64,
+}
+
+/// Of the boxes of `approach` at least half as wide as the widest (the near ones: far trunks and
+/// tree tops seen through leaves are narrow), the one nearest the crosshair, so that the target
+/// stays the same from step to step.
+fn nearest_entity(approach: &str, view: &View) -> Option<EnvironmentEntity> {
+    let (cx, cy) = view.crosshair();
+    let attributes = view.visual.attributes.get(&view.kg.node(approach)?)?;
+    let widest = attributes
+        .entities
+        .iter()
+        .map(|e| e.w)
+        .fold(0.0f32, f32::max);
+    attributes
+        .entities
+        .iter()
+        .filter(|e| e.w >= widest / 2.0)
+        .min_by(|p, q| {
+            (p.x - cx)
+                .hypot(p.y - cy)
+                .total_cmp(&(q.x - cx).hypot(q.y - cy))
+        })
+        .cloned()
 }
 
 /// Whether `e`'s box is centred where the box `before` (x, y, w) was, within its jitter.
@@ -1363,106 +1429,125 @@ impl Planner {
         let mut call = vec![ArgToken::Token(rule.skill.clone())];
         call.extend(rule.args.iter().cloned());
         let Some(approach) = rule.approach.as_deref() else {
-            if self.blind_gather_empty.take() == Some(item) && !self.config.detour.is_empty() {
-                self.go_round(&format!(
-                    "the bag held no more {name} after the last try: go elsewhere first"
-                ));
-            }
-            self.gathered_unseen.insert(item);
-            self.blind_before = Some((item, view.held(item)));
-            self.pending.push_back((call, format!("get {name}")));
+            self.gather_blind(item, &name, call, view);
             return Ok(());
         };
-        let walk_seconds = rule
-            .approach_seconds
-            .unwrap_or(self.config.approach_seconds);
-        if let Some((mined, before)) = self.mined.take()
-            && let Some(seconds) = self.config.pickup_walk
-            && mined == item
-        {
-            let came = match (before, view.held(item)) {
-                (Some(b), Some(n)) => n > b,
-                (None, Some(_)) => true,
-                (_, None) => false,
-            };
-            // Either way the next mine is a fresh try: the item came, or its drop is walked to.
-            self.gather_streak = 0;
-            if came {
-                self.fruitless_pickups = 0;
-                self.mine_view = None;
-            } else {
-                self.last_turn = None;
-                if self.fruitless_pickups == 0 && self.hud_free_slots(view) <= 1 {
-                    // The hotbar may be full with one item the detector does not know: the
-                    // drop may have gone to the bag's other rows (the full chain's iron ore
-                    // went there twice, and the loop mined on to the step limit).
-                    self.gathered_unseen.insert(item);
-                }
-                let longer = 1 + (self.fruitless_pickups / 2).min(2);
-                self.fruitless_pickups += 1;
-                // With a jump first: the drop may lie a step up (a trunk on a terrace).
-                self.walk(
-                    JUMP,
-                    (seconds * f64::from(longer) * 10.0).round() / 10.0,
-                    format!("mined the {approach}: walk to where it stood to pick up the {name} it dropped"),
-                );
-                return Ok(());
-            }
+        let goal = GatherGoal {
+            item,
+            name: &name,
+            approach,
+            rule: &rule,
+            walk_seconds: rule
+                .approach_seconds
+                .unwrap_or(self.config.approach_seconds),
+        };
+        if self.walk_to_drop(&goal, view) {
+            return Ok(());
         }
-        let (cx, cy) = (
-            view.perception.frame_w as f32 / 2.0,
-            view.perception.frame_h as f32 / 2.0,
-        );
-        // Of the boxes at least half as wide as the widest (the near ones: far trunks and
-        // tree tops seen through leaves are narrow), the one nearest the crosshair, so that the
-        // target stays the same from step to step.
-        let nearest = view
-            .kg
-            .node(approach)
-            .and_then(|n| view.visual.attributes.get(&n))
-            .and_then(|a| {
-                let widest = a.entities.iter().map(|e| e.w).fold(0.0f32, f32::max);
-                a.entities
-                    .iter()
-                    .filter(|e| e.w >= widest / 2.0)
-                    .min_by(|p, q| {
-                        (p.x - cx)
-                            .hypot(p.y - cy)
-                            .total_cmp(&(q.x - cx).hypot(q.y - cy))
-                    })
-                    .cloned()
-            });
-        let Some(e) = nearest else {
-            self.gather_streak = 0;
-            self.approach_walks = None;
-            if let (Some(seconds), Some(_)) = (self.config.lost_target_walk, self.last_turn.take())
-            {
-                self.walk(
-                    JUMP,
-                    seconds,
-                    format!(
-                        "the {approach} aimed at a step ago is out of sight: walk to where it was"
-                    ),
-                );
-                return Ok(());
-            }
-            if self.explores_since_gather >= EXPLORES_BEFORE_DETOUR
-                && !self.config.detour.is_empty()
-            {
-                // Not an exploration: the thing in view must not cut it short.
-                self.explores_since_gather = 0;
-                self.go_round(&format!(
-                        "looked around {EXPLORES_BEFORE_DETOUR} times for a {approach} without getting one: go round"
-                    ));
-                return Ok(());
-            }
-            self.explores_since_gather += 1;
-            let explore = self.config.explore.clone();
-            self.queue(&explore, &format!("no {approach} in view: look around"));
-            self.exploring_for = view.kg.node(approach);
-            return Ok(());
+        match nearest_entity(approach, view) {
+            None => self.look_for(approach, view),
+            Some(e) => self.close_in(&goal, &e, call, view),
+        }
+        Ok(())
+    }
+
+    /// A gather with nothing to approach (the rule's skill works where the player stands):
+    /// queued, and its item looked for in the bag afterwards.
+    fn gather_blind(&mut self, item: NodeIndex, name: &str, call: Vec<ArgToken>, view: &View) {
+        if self.blind_gather_empty.take() == Some(item) && !self.config.detour.is_empty() {
+            self.go_round(&format!(
+                "the bag held no more {name} after the last try: go elsewhere first"
+            ));
+        }
+        self.gathered_unseen.insert(item);
+        self.blind_before = Some((item, view.held(item)));
+        self.pending.push_back((call, format!("get {name}")));
+    }
+
+    /// After a mine whose item did not come: walk to where the mined thing stood to pick up its
+    /// drop (longer each fruitless time). True when the walk is queued.
+    fn walk_to_drop(&mut self, goal: &GatherGoal, view: &View) -> bool {
+        let GatherGoal {
+            item,
+            name,
+            approach,
+            ..
+        } = *goal;
+        let Some((mined, before)) = self.mined.take() else {
+            return false;
         };
-        let aim_y = e.y - e.h / 2.0 + e.h * rule.aim_y.clamp(0.0, 1.0);
+        let Some(seconds) = self.config.pickup_walk.filter(|_| mined == item) else {
+            return false;
+        };
+        let came = match (before, view.held(item)) {
+            (Some(b), Some(n)) => n > b,
+            (None, Some(_)) => true,
+            (_, None) => false,
+        };
+        // Either way the next mine is a fresh try: the item came, or its drop is walked to.
+        self.gather_streak = 0;
+        if came {
+            self.fruitless_pickups = 0;
+            self.mine_view = None;
+            return false;
+        }
+        self.last_turn = None;
+        if self.fruitless_pickups == 0 && self.hud_free_slots(view) <= 1 {
+            // The hotbar may be full with one item the detector does not know: the
+            // drop may have gone to the bag's other rows (the full chain's iron ore
+            // went there twice, and the loop mined on to the step limit).
+            self.gathered_unseen.insert(item);
+        }
+        let longer = 1 + (self.fruitless_pickups / 2).min(2);
+        self.fruitless_pickups += 1;
+        // With a jump first: the drop may lie a step up (a trunk on a terrace).
+        self.walk(
+            JUMP,
+            (seconds * f64::from(longer) * 10.0).round() / 10.0,
+            format!(
+                "mined the {approach}: walk to where it stood to pick up the {name} it dropped"
+            ),
+        );
+        true
+    }
+
+    /// Nothing to approach in view: walk to where the last aimed-at one was, go round after
+    /// looking around too often, else look around.
+    fn look_for(&mut self, approach: &str, view: &View) {
+        self.gather_streak = 0;
+        self.approach_walks = None;
+        if let (Some(seconds), Some(_)) = (self.config.lost_target_walk, self.last_turn.take()) {
+            self.walk(
+                JUMP,
+                seconds,
+                format!("the {approach} aimed at a step ago is out of sight: walk to where it was"),
+            );
+            return;
+        }
+        if self.explores_since_gather >= EXPLORES_BEFORE_DETOUR && !self.config.detour.is_empty() {
+            // Not an exploration: the thing in view must not cut it short.
+            self.explores_since_gather = 0;
+            self.go_round(&format!(
+                "looked around {EXPLORES_BEFORE_DETOUR} times for a {approach} without getting one: go round"
+            ));
+            return;
+        }
+        self.explores_since_gather += 1;
+        let explore = self.config.explore.clone();
+        self.queue(&explore, &format!("no {approach} in view: look around"));
+        self.exploring_for = view.kg.node(approach);
+    }
+
+    /// The thing to approach is in view: aim at it, walk closer, or mine it.
+    fn close_in(
+        &mut self,
+        goal: &GatherGoal,
+        e: &EnvironmentEntity,
+        call: Vec<ArgToken>,
+        view: &View,
+    ) {
+        let (cx, cy) = view.crosshair();
+        let aim_y = e.y - e.h / 2.0 + e.h * goal.rule.aim_y.clamp(0.0, 1.0);
         let (dx, dy) = ((e.x - cx).round(), (aim_y - cy).round());
         let prev = self.last_turn.take();
         let before_prev = self.turn_before_last.take();
@@ -1480,11 +1565,12 @@ impl Planner {
             && cy >= e.y - e.h / 2.0 + 0.2 * e.h
             && cy <= e.y + e.h / 2.0;
         let aimed = dx.hypot(dy) <= self.config.aim_tolerance_px || inside_near;
+        let approach = goal.approach;
         if !aimed && turns_back {
             self.gather_streak = 0;
             self.walk(
                 WALK,
-                walk_seconds,
+                goal.walk_seconds,
                 format!("the {approach} to aim at is back where the view was: walk on instead"),
             );
         } else if !aimed {
@@ -1500,76 +1586,95 @@ impl Planner {
                 format!("{approach} at ({dx:+}, {dy:+}) from the crosshair: aim at it"),
             ));
         } else if !e.in_reach || self.gather_streak % 2 == 1 {
-            let why = if e.in_reach {
-                format!("still no {name} after mining the {approach}: walk closer")
-            } else {
-                format!("aimed at the {approach}, not in reach: walk closer")
-            };
-            self.gather_streak = if e.in_reach {
-                self.gather_streak + 1
-            } else {
-                0
-            };
-            let walks = match self.approach_walks {
-                Some((first, n)) if e.w <= first * (1.0 + APPROACH_GROWTH) => (first, n + 1),
-                _ => (e.w, 1),
-            };
-            if walks.1 > WALKS_BEFORE_DETOUR && !self.config.detour.is_empty() {
-                self.approach_walks = None;
-                self.last_walk = None;
-                self.go_round(&format!(
-                        "{WALKS_BEFORE_DETOUR} walks toward the {approach} did not bring it closer: go round"
-                    ));
-                return Ok(());
-            }
-            self.approach_walks = Some(walks);
-            // Not closer: the box stayed where it was and did not grow. The detector's boxes
-            // of one trunk jitter by a quarter of their width from frame to frame (seed 187: a
-            // stump 90-117 px wide, seven walks against a terrace wall without a jump).
-            let stuck = self.last_walk.take().is_some_and(|before| {
-                where_it_was(before, &e) && e.w < before.2 * (1.0 + STUCK_JITTER)
-            });
-            self.last_walk = Some((e.x, e.y, e.w));
-            if stuck {
-                self.walk(
-                    JUMP,
-                    walk_seconds,
-                    format!("the {approach} did not come closer: jump forward onto the block"),
-                );
-            } else {
-                self.walk(WALK, walk_seconds, why);
-            }
+            self.walk_closer(goal, e);
         } else {
-            let same = self.mine_view.is_some_and(|(before, _)| {
-                where_it_was(before, &e) && (before.2 - e.w).abs() < box_jitter(before.2)
-            });
-            let same_mines = if same {
-                self.mine_view.map_or(0, |(_, n)| n) + 1
-            } else {
-                0
-            };
-            if same_mines >= SAME_MINES_BEFORE_DETOUR && !self.config.detour.is_empty() {
-                self.mine_view = None;
-                self.gather_streak = 0;
-                self.go_round(&format!(
-                        "the {approach} looked the same at {} mines in a row and no {name} came: go round",
-                        same_mines + 1
-                    ));
-                return Ok(());
-            }
-            self.mine_view = Some(((e.x, e.y, e.w), same_mines));
-            self.gather_streak += 1;
-            self.approach_walks = None;
-            self.mined = Some((item, view.held(item)));
-            if self.hud_hotbar_full(view) {
-                self.gathered_unseen.insert(item);
-            }
-            self.pending.push_back((
-                call,
-                format!("{approach} aimed at and in reach: get {name}"),
-            ));
+            self.mine(goal, e, call, view);
         }
-        Ok(())
+    }
+
+    /// Aimed at the thing, but out of reach (or mined without its item coming): walk closer;
+    /// jump when the last walk did not bring it closer, go round after too many walks.
+    fn walk_closer(&mut self, goal: &GatherGoal, e: &EnvironmentEntity) {
+        let GatherGoal { name, approach, .. } = *goal;
+        let why = if e.in_reach {
+            format!("still no {name} after mining the {approach}: walk closer")
+        } else {
+            format!("aimed at the {approach}, not in reach: walk closer")
+        };
+        self.gather_streak = if e.in_reach {
+            self.gather_streak + 1
+        } else {
+            0
+        };
+        let walks = match self.approach_walks {
+            Some((first, n)) if e.w <= first * (1.0 + APPROACH_GROWTH) => (first, n + 1),
+            _ => (e.w, 1),
+        };
+        if walks.1 > WALKS_BEFORE_DETOUR && !self.config.detour.is_empty() {
+            self.approach_walks = None;
+            self.last_walk = None;
+            self.go_round(&format!(
+                "{WALKS_BEFORE_DETOUR} walks toward the {approach} did not bring it closer: go round"
+            ));
+            return;
+        }
+        self.approach_walks = Some(walks);
+        // Not closer: the box stayed where it was and did not grow. The detector's boxes
+        // of one trunk jitter by a quarter of their width from frame to frame (seed 187: a
+        // stump 90-117 px wide, seven walks against a terrace wall without a jump).
+        let stuck = self
+            .last_walk
+            .take()
+            .is_some_and(|before| where_it_was(before, e) && e.w < before.2 * (1.0 + STUCK_JITTER));
+        self.last_walk = Some((e.x, e.y, e.w));
+        if stuck {
+            self.walk(
+                JUMP,
+                goal.walk_seconds,
+                format!("the {approach} did not come closer: jump forward onto the block"),
+            );
+        } else {
+            self.walk(WALK, goal.walk_seconds, why);
+        }
+    }
+
+    /// Aimed at and in reach: mine it, unless it looked the same at several mines in a row
+    /// (then go round).
+    fn mine(&mut self, goal: &GatherGoal, e: &EnvironmentEntity, call: Vec<ArgToken>, view: &View) {
+        let GatherGoal {
+            item,
+            name,
+            approach,
+            ..
+        } = *goal;
+        let same = self.mine_view.is_some_and(|(before, _)| {
+            where_it_was(before, e) && (before.2 - e.w).abs() < box_jitter(before.2)
+        });
+        let same_mines = if same {
+            self.mine_view.map_or(0, |(_, n)| n) + 1
+        } else {
+            0
+        };
+        if same_mines >= SAME_MINES_BEFORE_DETOUR && !self.config.detour.is_empty() {
+            self.mine_view = None;
+            self.gather_streak = 0;
+            self.go_round(&format!(
+                "the {approach} looked the same at {} mines in a row and no {name} came: go round",
+                same_mines + 1
+            ));
+            return;
+        }
+        self.mine_view = Some(((e.x, e.y, e.w), same_mines));
+        self.gather_streak += 1;
+        self.approach_walks = None;
+        self.mined = Some((item, view.held(item)));
+        if self.hud_hotbar_full(view) {
+            self.gathered_unseen.insert(item);
+        }
+        self.pending.push_back((
+            call,
+            format!("{approach} aimed at and in reach: get {name}"),
+        ));
     }
 
     /// Whether every slot of the HUD hotbar shows an icon (and no screen showed it empty since

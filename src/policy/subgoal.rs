@@ -43,12 +43,16 @@ impl SubgoalPolicy {
     }
 
     /// The items the LLM may choose: those of the pooled graph (the task's target always) that
-    /// the planner has a gather or craft rule for, in the graph's order.
+    /// the planner has a gather or craft rule for and the bag does not hold yet (`held`: the
+    /// planner's own reading), in the graph's order. A held item would be "obtained" at once and
+    /// the question asked again: the iron ore task's model named its stone pickaxe at every
+    /// question until the task's time ran out.
     pub fn options(
         &self,
         kg: &KnowledgeGraph,
         pooled: &Subgraph,
         target: NodeIndex,
+        held: &dyn Fn(NodeIndex) -> bool,
     ) -> Vec<String> {
         let rules = self.planner.obtainable();
         let mut nodes: Vec<NodeIndex> = pooled.nodes.iter().copied().collect();
@@ -58,6 +62,7 @@ impl SubgoalPolicy {
         nodes.sort();
         nodes
             .into_iter()
+            .filter(|&n| n == target || !held(n))
             .map(|n| kg.name(n).to_string())
             .filter(|name| rules.iter().any(|r| r == name))
             .collect()
