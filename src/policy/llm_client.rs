@@ -38,23 +38,32 @@ struct ChatRequest<'a> {
     grammar: Option<&'a str>,
 }
 
+/// Who a chat message is from, as OpenAI-compatible endpoints name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+}
+
 /// One chat message.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChatMessage {
-    pub role: String,
+    pub role: Role,
     pub content: String,
 }
 
 impl ChatMessage {
     pub fn user(content: impl Into<String>) -> Self {
         ChatMessage {
-            role: "user".into(),
+            role: Role::User,
             content: content.into(),
         }
     }
     pub fn assistant(content: impl Into<String>) -> Self {
         ChatMessage {
-            role: "assistant".into(),
+            role: Role::Assistant,
             content: content.into(),
         }
     }
@@ -445,6 +454,23 @@ fn parse_retry_after(value: &str) -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn roles_go_over_the_wire_as_the_endpoints_name_them() {
+        let sent = serde_json::to_value([ChatMessage::user("hi"), ChatMessage::assistant("ok")])
+            .expect("json");
+        assert_eq!(
+            sent,
+            serde_json::json!([
+                {"role": "user", "content": "hi"},
+                {"role": "assistant", "content": "ok"}
+            ])
+        );
+        let read: ChatMessage =
+            serde_json::from_str(r#"{"role": "system", "content": "be brief"}"#).expect("read");
+        assert_eq!(read.role, Role::System);
+        assert!(serde_json::from_str::<ChatMessage>(r#"{"role": "tool", "content": ""}"#).is_err());
+    }
 
     #[test]
     fn retry_after_seconds_and_dates() {

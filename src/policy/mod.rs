@@ -11,7 +11,7 @@ pub mod prompt;
 pub mod subgoal;
 pub mod usage_summary;
 
-pub use llm_client::{ChatMessage, ChatOptions, LlmClient, LlmError, Usage};
+pub use llm_client::{ChatMessage, ChatOptions, LlmClient, LlmError, Role, Usage};
 pub use llm_policy::{Attempt, Choice, LlmPolicy, Turn, ValidAction};
 pub use memory::MemoryStack;
 pub use pricing::PriceTable;
