@@ -5,8 +5,8 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Args;
-use vistawise::capture::windows;
-use vistawise::config::{Origin, Override};
+use vistawise::capture::windows::{self, WindowError, WindowInfo};
+use vistawise::config::{Config, Origin, Override};
 use vistawise::perception::{Detector, DetectorError, runtime};
 use vistawise::policy::llm_client::{LlmClient, LlmError};
 
@@ -69,116 +69,31 @@ pub fn run(ctx: &AppContext, args: &DoctorArgs) -> Result<ExitCode> {
     let cfg = ctx.config();
     let mut report = Report { failures: 0 };
 
-    // 1. ONNX Runtime.
-    let ort_ok = match runtime::init(ctx.ort_lib().as_deref()) {
-        Ok(info) => {
-            report.line(
-                "onnxruntime",
-                Outcome::Ok(format!("{} ({})", info.library.display(), info.version)),
-            );
-            true
-        }
-        Err(e) => {
-            report.line(
-                "onnxruntime",
-                Outcome::Fail {
-                    what: first_line(&e.to_string()),
-                    fix: runtime::install_hint(),
-                },
-            );
-            false
-        }
-    };
-
-    // 2. Detector.
-    if ort_ok {
-        let outcome = match Detector::load(&cfg.detector.model, cfg.detector.threads)
-            .and_then(|d| d.with_input_size(cfg.detector.input_size))
-        {
-            Ok(d) => {
-                let i = d.info();
-                Outcome::Ok(format!(
-                    "{}: {} classes, input {}{}x{}, {}",
-                    i.path.display(),
-                    i.class_names.len(),
-                    if i.dynamic_input { "up to " } else { "" },
-                    i.input_w,
-                    i.input_h,
-                    i.output_form
-                ))
-            }
-            Err(
-                e @ (DetectorError::FixedInput { .. } | DetectorError::InputSizeNotStride { .. }),
-            ) => Outcome::Fail {
-                what: e.to_string(),
-                fix: "set detector.input_size = 0 (the model's own size), or a multiple of 32 \
-                      with a model exported with export.py --dynamic"
-                    .to_string(),
-            },
-            Err(e) => Outcome::Fail {
-                what: e.to_string(),
-                fix: format!(
-                    "set detector.model (now {}) to a YOLO ONNX exported by Ultralytics, e.g. \
-                     --set detector.model=models/minecraft-detector.onnx",
-                    cfg.detector.model.display()
-                ),
-            },
-        };
-        report.line("detector", outcome);
-    } else {
-        report.line("detector", Outcome::Skip("needs ONNX Runtime".into()));
-    }
-
-    // 3. Display and 4. game window.
+    let ort = check_onnxruntime(ctx);
+    let ort_ok = matches!(ort, Outcome::Ok(_));
+    report.line("onnxruntime", ort);
+    report.line(
+        "detector",
+        match ort_ok {
+            true => check_detector(cfg),
+            false => Outcome::Skip("needs ONNX Runtime".into()),
+        },
+    );
     let listed = windows::list();
-    match &listed {
-        Ok(ws) => report.line(
-            "display",
-            Outcome::Ok(format!(
-                "DISPLAY={} with {} top-level windows",
-                std::env::var("DISPLAY").unwrap_or_default(),
-                ws.len()
-            )),
-        ),
-        Err(e) => report.line(
-            "display",
-            Outcome::Fail {
-                what: e.to_string(),
-                fix: "run vistawise inside the desktop session that shows the game \
-                      (DISPLAY must be set and a window manager running)"
-                    .into(),
-            },
-        ),
-    }
-    if args.skip_window {
-        report.line("game window", Outcome::Skip("--skip-window".into()));
-    } else if let Ok(ws) = &listed {
-        let outcome = match windows::find_by_title(ws, &cfg.game.window_title) {
-            Ok(w) => Outcome::Ok(format!(
-                "\"{}\" at {},{} {}x{}",
-                w.title, w.x, w.y, w.width, w.height
-            )),
-            Err(e) => Outcome::Fail {
-                what: first_line(&e.to_string()),
-                fix: format!(
-                    "start the game, or set game.window_title (now \"{}\") to part of its title.{}\n{}",
-                    cfg.game.window_title,
-                    other_profiles_window(ws),
-                    e.to_string().lines().skip(1).collect::<Vec<_>>().join("\n")
-                ),
-            },
-        };
-        report.line("game window", outcome);
-    } else {
-        report.line("game window", Outcome::Skip("needs a display".into()));
-    }
-
-    // 5. LLM endpoint.
-    if args.skip_llm {
-        report.line("llm", Outcome::Skip("--skip-llm".into()));
-    } else {
-        report.line("llm", check_llm(ctx));
-    }
+    report.line("display", check_display(&listed));
+    let window = match &listed {
+        _ if args.skip_window => Outcome::Skip("--skip-window".into()),
+        Ok(ws) => check_window(cfg, ws),
+        Err(_) => Outcome::Skip("needs a display".into()),
+    };
+    report.line("game window", window);
+    report.line(
+        "llm",
+        match args.skip_llm {
+            true => Outcome::Skip("--skip-llm".into()),
+            false => check_llm(ctx),
+        },
+    );
 
     if report.failures == 0 {
         println!("all checks passed");
@@ -186,6 +101,85 @@ pub fn run(ctx: &AppContext, args: &DoctorArgs) -> Result<ExitCode> {
     } else {
         println!("{} check(s) failed", report.failures);
         Ok(ExitCode::from(1))
+    }
+}
+
+fn check_onnxruntime(ctx: &AppContext) -> Outcome {
+    match runtime::init(ctx.ort_lib().as_deref()) {
+        Ok(info) => Outcome::Ok(format!("{} ({})", info.library.display(), info.version)),
+        Err(e) => Outcome::Fail {
+            what: first_line(&e.to_string()),
+            fix: runtime::install_hint(),
+        },
+    }
+}
+
+fn check_detector(cfg: &Config) -> Outcome {
+    match Detector::load(&cfg.detector.model, cfg.detector.threads)
+        .and_then(|d| d.with_input_size(cfg.detector.input_size))
+    {
+        Ok(d) => {
+            let i = d.info();
+            Outcome::Ok(format!(
+                "{}: {} classes, input {}{}x{}, {}",
+                i.path.display(),
+                i.class_names.len(),
+                if i.dynamic_input { "up to " } else { "" },
+                i.input_w,
+                i.input_h,
+                i.output_form
+            ))
+        }
+        Err(e @ (DetectorError::FixedInput { .. } | DetectorError::InputSizeNotStride { .. })) => {
+            Outcome::Fail {
+                what: e.to_string(),
+                fix: "set detector.input_size = 0 (the model's own size), or a multiple of 32 \
+                      with a model exported with export.py --dynamic"
+                    .to_string(),
+            }
+        }
+        Err(e) => Outcome::Fail {
+            what: e.to_string(),
+            fix: format!(
+                "set detector.model (now {}) to a YOLO ONNX exported by Ultralytics, e.g. \
+                 --set detector.model=models/minecraft-detector.onnx",
+                cfg.detector.model.display()
+            ),
+        },
+    }
+}
+
+fn check_display(listed: &Result<Vec<WindowInfo>, WindowError>) -> Outcome {
+    match listed {
+        Ok(ws) => Outcome::Ok(format!(
+            "DISPLAY={} with {} top-level windows",
+            std::env::var("DISPLAY").unwrap_or_default(),
+            ws.len()
+        )),
+        Err(e) => Outcome::Fail {
+            what: e.to_string(),
+            fix: "run vistawise inside the desktop session that shows the game \
+                  (DISPLAY must be set and a window manager running)"
+                .into(),
+        },
+    }
+}
+
+fn check_window(cfg: &Config, ws: &[WindowInfo]) -> Outcome {
+    match windows::find_by_title(ws, &cfg.game.window_title) {
+        Ok(w) => Outcome::Ok(format!(
+            "\"{}\" at {},{} {}x{}",
+            w.title, w.x, w.y, w.width, w.height
+        )),
+        Err(e) => Outcome::Fail {
+            what: first_line(&e.to_string()),
+            fix: format!(
+                "start the game, or set game.window_title (now \"{}\") to part of its title.{}\n{}",
+                cfg.game.window_title,
+                other_profiles_window(ws),
+                e.to_string().lines().skip(1).collect::<Vec<_>>().join("\n")
+            ),
+        },
     }
 }
 
