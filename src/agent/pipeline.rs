@@ -36,7 +36,68 @@ pub struct Parts {
     pub counter: TokenCounter,
 }
 
+/// Why the agent's parts could not be put together for a task.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    #[error(transparent)]
+    Task(#[from] crate::tasks::TaskError),
+    #[error("task {task} targets \"{target}\", not a node of {graph}")]
+    TargetNotInGraph {
+        task: String,
+        target: String,
+        graph: String,
+    },
+    #[error("cannot load game profile \"{name}\": {source}")]
+    Profile {
+        name: String,
+        source: crate::skills::ProfileError,
+    },
+    #[error(transparent)]
+    Template(#[from] DataFileError),
+    #[error("cannot load the token counter: {0}")]
+    Tokenizer(String),
+}
+
 impl Parts {
+    /// The parts for task `task_id` of the config's game profile (looked up through the
+    /// profile's lineage: a task of the profile it extends serves too), with the graph and task
+    /// list already loaded; profile files are resolved from `root`.
+    pub fn assemble(
+        config: Config,
+        kg: KnowledgeGraph,
+        tasks: &crate::tasks::TaskList,
+        root: &std::path::Path,
+        task_id: &str,
+    ) -> Result<Parts, SetupError> {
+        let lineage =
+            crate::toml_lines::profile_lineage(&root.join("config/games"), &config.game.profile);
+        let task = tasks.get_inherited(&lineage, task_id)?.clone();
+        let target = kg
+            .node(&task.target)
+            .ok_or_else(|| SetupError::TargetNotInGraph {
+                task: task.id.clone(),
+                target: task.target.clone(),
+                graph: kg.source.display().to_string(),
+            })?;
+        let profile = GameProfile::load(root, &config.game.profile).map_err(|source| {
+            SetupError::Profile {
+                name: config.game.profile.clone(),
+                source,
+            }
+        })?;
+        let template = PromptTemplate::load(&config.llm.prompt_template)?;
+        let counter = TokenCounter::o200k().map_err(SetupError::Tokenizer)?;
+        Ok(Parts {
+            config,
+            kg,
+            task,
+            target,
+            profile,
+            template,
+            counter,
+        })
+    }
+
     /// The planner of this game profile (its rules in the profile's controls file).
     pub fn planner(&self) -> Result<Planner, DataFileError> {
         let rules =

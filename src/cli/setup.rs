@@ -7,8 +7,7 @@ use vistawise::agent::play::LongTerm;
 use vistawise::embedding::SentenceEncoder;
 use vistawise::longterm::{Embedder, LongTermMemory, Module};
 use vistawise::perception::runtime;
-use vistawise::policy::{LlmClient, PromptTemplate, TokenCounter};
-use vistawise::skills::GameProfile;
+use vistawise::policy::LlmClient;
 
 use super::AppContext;
 use super::kg::{GraphArgs, load};
@@ -20,32 +19,14 @@ pub(super) fn load_parts(
     root: &std::path::Path,
     task_id: &str,
 ) -> Result<Parts> {
-    let config = ctx.config().clone();
     let (kg, tasks) = load(ctx, graph)?;
-    let lineage =
-        vistawise::toml_lines::profile_lineage(&root.join("config/games"), &config.game.profile);
-    let task = tasks.get_inherited(&lineage, task_id)?.clone();
-    let target = kg.node(&task.target).with_context(|| {
-        format!(
-            "task {} targets \"{}\", not a node of {}",
-            task.id,
-            task.target,
-            kg.source.display()
-        )
-    })?;
-    let profile = GameProfile::load(root, &config.game.profile)
-        .with_context(|| format!("cannot load game profile \"{}\"", config.game.profile))?;
-    let template = PromptTemplate::load(&config.llm.prompt_template)?;
-    let counter = TokenCounter::o200k().map_err(anyhow::Error::msg)?;
-    Ok(Parts {
-        config,
+    Ok(Parts::assemble(
+        ctx.config().clone(),
         kg,
-        task,
-        target,
-        profile,
-        template,
-        counter,
-    })
+        &tasks,
+        root,
+        task_id,
+    )?)
 }
 
 /// The play loop's long-term memory: nothing when `memory.modules` is empty.
