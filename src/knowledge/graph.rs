@@ -123,6 +123,136 @@ struct RawEdge {
     to: Spanned<String>,
 }
 
+/// A graph under construction from its file, with the problems found so far.
+struct Builder<'a> {
+    lines: crate::toml_lines::LineIndex,
+    path: &'a Path,
+    problems: Vec<Problem>,
+    graph: DiGraph<String, Relation>,
+    by_name: HashMap<String, NodeIndex>,
+}
+
+impl Builder<'_> {
+    fn line(&self, span: std::ops::Range<usize>) -> usize {
+        self.lines.line(span.start)
+    }
+
+    fn problem(&mut self, line: usize, message: String) {
+        self.problems.push(Problem {
+            path: self.path.to_path_buf(),
+            line,
+            message,
+        });
+    }
+
+    /// Every node once, by its trimmed name; the graph needs the player's.
+    fn nodes(&mut self, nodes: &[RawNode]) {
+        let mut first_line: HashMap<String, usize> = HashMap::new();
+        for n in nodes {
+            let name = n.name.get_ref().trim().to_string();
+            let at = self.line(n.name.span());
+            if name.is_empty() {
+                self.problem(at, "node name is empty".into());
+                continue;
+            }
+            if let Some(first) = first_line.get(&name) {
+                self.problem(
+                    at,
+                    format!("node \"{name}\" is declared twice (first at line {first})"),
+                );
+                continue;
+            }
+            first_line.insert(name.clone(), at);
+            let index = self.graph.add_node(name.clone());
+            self.by_name.insert(name, index);
+        }
+        if !self.by_name.contains_key(PLAYER) {
+            self.problem(1, format!("the graph needs a \"{PLAYER}\" node"));
+        }
+    }
+
+    /// A declared node by name, or a problem at the name's line.
+    fn endpoint(&mut self, s: &Spanned<String>) -> Option<NodeIndex> {
+        let found = self.by_name.get(s.get_ref().trim()).copied();
+        if found.is_none() {
+            let at = self.line(s.span());
+            self.problem(
+                at,
+                format!(
+                    "edge names \"{}\", which is not a declared node",
+                    s.get_ref()
+                ),
+            );
+        }
+        found
+    }
+
+    /// Every edge between declared nodes with a known relation, once, never to itself.
+    fn edges(&mut self, edges: &[RawEdge]) {
+        let mut seen_edges: HashMap<(NodeIndex, Relation, NodeIndex), usize> = HashMap::new();
+        for e in edges {
+            let at = self.line(e.relation.span());
+            let relation = Relation::parse(e.relation.get_ref());
+            if relation.is_none() {
+                self.problem(
+                    at,
+                    format!(
+                        "unknown relation \"{}\" (known: {})",
+                        e.relation.get_ref(),
+                        Relation::ALL.map(|r| format!("\"{r}\"")).join(", ")
+                    ),
+                );
+            }
+            let (from, to) = (self.endpoint(&e.from), self.endpoint(&e.to));
+            let (Some(from), Some(relation), Some(to)) = (from, relation, to) else {
+                continue;
+            };
+            if from == to {
+                self.problem(at, format!("edge from \"{}\" to itself", e.from.get_ref()));
+                continue;
+            }
+            if let Some(first) = seen_edges.get(&(from, relation, to)) {
+                let message = format!(
+                    "duplicate edge \"{}\" {relation} \"{}\" (first at line {first})",
+                    e.from.get_ref(),
+                    e.to.get_ref()
+                );
+                self.problem(at, message);
+                continue;
+            }
+            seen_edges.insert((from, relation, to), at);
+            self.graph.add_edge(from, to, relation);
+        }
+    }
+
+    /// Detector class name -> node, for classes mapped to declared nodes.
+    fn detector_classes(
+        &mut self,
+        classes: &BTreeMap<Spanned<String>, Spanned<String>>,
+    ) -> BTreeMap<String, NodeIndex> {
+        let mut out = BTreeMap::new();
+        for (class, node) in classes {
+            match self.by_name.get(node.get_ref().trim()) {
+                Some(i) => {
+                    out.insert(class.get_ref().clone(), *i);
+                }
+                None => {
+                    let at = self.line(node.span());
+                    self.problem(
+                        at,
+                        format!(
+                            "detector class {} maps to \"{}\", which is not a declared node",
+                            class.get_ref(),
+                            node.get_ref()
+                        ),
+                    );
+                }
+            }
+        }
+        out
+    }
+}
+
 /// The static graph.
 #[derive(Debug, Clone)]
 pub struct KnowledgeGraph {
@@ -144,118 +274,30 @@ impl KnowledgeGraph {
 
     /// Parses graph text; every problem found is reported (not only the first), each at its line.
     pub fn parse(text: &str, path: &Path) -> Result<Self, GraphError> {
-        let lines = crate::toml_lines::LineIndex::new(text);
-        let line = |span: std::ops::Range<usize>| lines.line(span.start);
-        let problem = |at: usize, message: String| Problem {
-            path: path.to_path_buf(),
-            line: at,
-            message,
+        let mut b = Builder {
+            lines: crate::toml_lines::LineIndex::new(text),
+            path,
+            problems: Vec::new(),
+            graph: DiGraph::new(),
+            by_name: HashMap::new(),
         };
-        let raw: RawGraph =
-            crate::toml_lines::from_str(text).map_err(|(at, m)| GraphError::Invalid {
-                problems: vec![problem(at, m)],
-            })?;
-        let mut problems = Vec::new();
-        let mut graph = DiGraph::new();
-        let mut by_name: HashMap<String, NodeIndex> = HashMap::new();
-        let mut first_line: HashMap<String, usize> = HashMap::new();
-        for n in &raw.node {
-            let name = n.name.get_ref().trim().to_string();
-            let at = line(n.name.span());
-            if name.is_empty() {
-                problems.push(problem(at, "node name is empty".into()));
-                continue;
+        let raw: RawGraph = crate::toml_lines::from_str(text).map_err(|(at, m)| {
+            b.problem(at, m);
+            GraphError::Invalid {
+                problems: std::mem::take(&mut b.problems),
             }
-            if let Some(first) = first_line.get(&name) {
-                problems.push(problem(
-                    at,
-                    format!("node \"{name}\" is declared twice (first at line {first})"),
-                ));
-                continue;
-            }
-            first_line.insert(name.clone(), at);
-            by_name.insert(name.clone(), graph.add_node(name));
-        }
-        if !by_name.contains_key(PLAYER) {
-            problems.push(problem(1, format!("the graph needs a \"{PLAYER}\" node")));
-        }
-        let mut seen_edges: HashMap<(NodeIndex, Relation, NodeIndex), usize> = HashMap::new();
-        for e in &raw.edge {
-            let at = line(e.relation.span());
-            let relation = match Relation::parse(e.relation.get_ref()) {
-                Some(r) => Some(r),
-                None => {
-                    problems.push(problem(
-                        at,
-                        format!(
-                            "unknown relation \"{}\" (known: {})",
-                            e.relation.get_ref(),
-                            Relation::ALL.map(|r| format!("\"{r}\"")).join(", ")
-                        ),
-                    ));
-                    None
-                }
-            };
-            let mut endpoint = |s: &Spanned<String>| match by_name.get(s.get_ref().trim()) {
-                Some(i) => Some(*i),
-                None => {
-                    problems.push(problem(
-                        line(s.span()),
-                        format!(
-                            "edge names \"{}\", which is not a declared node",
-                            s.get_ref()
-                        ),
-                    ));
-                    None
-                }
-            };
-            let (from, to) = (endpoint(&e.from), endpoint(&e.to));
-            let (Some(from), Some(relation), Some(to)) = (from, relation, to) else {
-                continue;
-            };
-            if from == to {
-                problems.push(problem(
-                    at,
-                    format!("edge from \"{}\" to itself", e.from.get_ref()),
-                ));
-                continue;
-            }
-            if let Some(first) = seen_edges.get(&(from, relation, to)) {
-                problems.push(problem(
-                    at,
-                    format!(
-                        "duplicate edge \"{}\" {relation} \"{}\" (first at line {first})",
-                        e.from.get_ref(),
-                        e.to.get_ref()
-                    ),
-                ));
-                continue;
-            }
-            seen_edges.insert((from, relation, to), at);
-            graph.add_edge(from, to, relation);
-        }
-        let mut detector_classes = BTreeMap::new();
-        for (class, node) in &raw.detector_classes {
-            match by_name.get(node.get_ref().trim()) {
-                Some(i) => {
-                    detector_classes.insert(class.get_ref().clone(), *i);
-                }
-                None => problems.push(problem(
-                    line(node.span()),
-                    format!(
-                        "detector class {} maps to \"{}\", which is not a declared node",
-                        class.get_ref(),
-                        node.get_ref()
-                    ),
-                )),
-            }
-        }
-        if !problems.is_empty() {
-            return Err(GraphError::Invalid { problems });
+        })?;
+        b.nodes(&raw.node);
+        b.edges(&raw.edge);
+        let detector_classes = b.detector_classes(&raw.detector_classes);
+        if !b.problems.is_empty() {
+            return Err(GraphError::Invalid {
+                problems: b.problems,
+            });
         }
         Ok(KnowledgeGraph {
-            graph,
-            by_name,
+            graph: b.graph,
+            by_name: b.by_name,
             detector_classes,
             source: path.to_path_buf(),
         })
