@@ -167,24 +167,29 @@ pub fn run(cmd: &DatasetCommand) -> Result<ExitCode> {
             if *json {
                 println!("{}", serde_json::to_string(&st)?);
             } else {
-                println!(
-                    "{} images ({} without boxes), {} boxes",
-                    st.images, st.images_without_boxes, st.boxes
-                );
-                for (split, n) in &st.per_split {
-                    println!("  split {split}: {n} images");
-                }
-                println!("  {:<24} {:>7} {:>7}", "class", "boxes", "images");
-                for c in &st.per_class {
-                    println!("  {:<24} {:>7} {:>7}", c.class, c.boxes, c.images);
-                }
-                println!("  box size (sqrt area, px):");
-                for (bin, n) in st.size_bins.iter().zip(&st.size_histogram) {
-                    println!("    {bin:>8}: {n}");
-                }
-                println!("chart: {}", png.display());
+                print_stats(&st, &png);
             }
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The dataset's statistics as text: images, boxes per split and class, box sizes.
+fn print_stats(st: &ops::Stats, png: &std::path::Path) {
+    println!(
+        "{} images ({} without boxes), {} boxes",
+        st.images, st.images_without_boxes, st.boxes
+    );
+    for (split, n) in &st.per_split {
+        println!("  split {split}: {n} images");
+    }
+    println!("  {:<24} {:>7} {:>7}", "class", "boxes", "images");
+    for c in &st.per_class {
+        println!("  {:<24} {:>7} {:>7}", c.class, c.boxes, c.images);
+    }
+    println!("  box size (sqrt area, px):");
+    for (bin, n) in st.size_bins.iter().zip(&st.size_histogram) {
+        println!("    {bin:>8}: {n}");
+    }
+    println!("chart: {}", png.display());
 }
