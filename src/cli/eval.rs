@@ -418,7 +418,11 @@ fn print_table(r: &EvalReport, images_dir: &std::path::Path, only: &[String]) {
             b.seed
         );
     }
-    // Confusion among the classes that occur (as truth or prediction), plus background.
+    print_confusion(r);
+}
+
+/// The confusion matrix among the classes that occur (as truth or prediction), plus background.
+fn print_confusion(r: &EvalReport) {
     let n = r.class_names.len();
     let active: Vec<usize> = (0..=n)
         .filter(|&i| {
