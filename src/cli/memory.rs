@@ -399,15 +399,16 @@ fn tokens(
         let _ = std::fs::remove_dir_all(&dir);
         columns.push(col);
     }
-    println!(
-        "| episode, step | {} |",
-        settings
-            .iter()
-            .map(|(n, _)| *n)
-            .collect::<Vec<_>>()
-            .join(" | ")
-    );
-    println!("|---|{}", "---:|".repeat(settings.len()));
+    let names: Vec<&str> = settings.iter().map(|(n, _)| *n).collect();
+    print_token_table(&names, &rows, &columns);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The prompt tokens of every scripted step under each setting (`columns[setting][row]`), the
+/// first setting's as they are and the others' with their difference to it, and the means.
+fn print_token_table(names: &[&str], rows: &[String], columns: &[Vec<usize>]) {
+    println!("| episode, step | {} |", names.join(" | "));
+    println!("|---|{}", "---:|".repeat(names.len()));
     for (i, row) in rows.iter().enumerate() {
         let base = columns[0][i] as i64;
         let cells: Vec<String> = columns
@@ -433,7 +434,6 @@ fn tokens(
         })
         .collect();
     println!("| mean | {} |", means.join(" | "));
-    Ok(ExitCode::SUCCESS)
 }
 
 /// A fresh empty folder under the system's temporary folder.
