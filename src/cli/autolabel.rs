@@ -15,7 +15,8 @@ use vistawise::capture::windows;
 use vistawise::dataset::writer::{ImageData, YoloWriter, write_atomic};
 use vistawise::mcweb::McwebServer;
 use vistawise::minetest::autolabel::{
-    self, AutoLabelConfig, AutoLabelError, GameWindow, LabelGame, label_boxes, label_frame,
+    self, AutoLabelConfig, AutoLabelError, GameWindow, LabelGame, LabeledFrame, label_boxes,
+    label_frame,
 };
 use vistawise::minetest::probe::Probe;
 use vistawise::skills::expand::InputEvent;
@@ -291,6 +292,7 @@ pub fn run(
         }
         tracing::info!("dug {} pits ({cleared} nodes cleared)", pits.count);
     }
+    let (mut written, mut skipped, mut boxes, mut already) = (0u64, 0u64, 0usize, 0u64);
 
     let done = |i: u64| {
         out.join("labels")
@@ -302,7 +304,6 @@ pub fn run(
         "{bar:30} {pos}/{len} frames  {elapsed} (eta {eta})  {msg}",
     );
     let start = Instant::now();
-    let (mut written, mut skipped, mut boxes, mut already) = (0u64, 0u64, 0usize, 0u64);
     let mut negatives = 0u64;
     for i in 0..args.frames {
         // Resumable: a frame whose label file exists was finished (labels are written last).
@@ -338,19 +339,7 @@ pub fn run(
             }
             Err(e) => return Err(e).with_context(|| format!("frame {i}")),
         };
-        let (w, h) = (frame.width, frame.height);
-        let name = format!("{game}_{i:06}");
-        // The record and the image first, the label last: a label file marks a finished frame.
-        let record = serde_json::to_vec(&frame.record)?;
-        write_atomic(&record_path(out, &name), &record)?;
-        writer.add(
-            &name,
-            &ImageData::Encoded {
-                bytes: &frame.jpeg,
-                ext: "jpg",
-            },
-            &label_boxes(&config, &frame.boxes, w, h),
-        )?;
+        write_frame(out, &writer, &config, &format!("{game}_{i:06}"), &frame)?;
         written += 1;
         negatives += u64::from(frame.record.hud_negative);
         boxes += frame.boxes.len();
@@ -367,4 +356,26 @@ pub fn run(
         bail!("every frame was dropped: is the player stuck, or the world empty of {game} views?");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// One labelled frame into the dataset: the record and the image first, the label last (a
+/// label file marks a finished frame).
+fn write_frame(
+    out: &Path,
+    writer: &YoloWriter,
+    config: &AutoLabelConfig,
+    name: &str,
+    frame: &LabeledFrame,
+) -> Result<()> {
+    let record = serde_json::to_vec(&frame.record)?;
+    write_atomic(&record_path(out, name), &record)?;
+    writer.add(
+        name,
+        &ImageData::Encoded {
+            bytes: &frame.jpeg,
+            ext: "jpg",
+        },
+        &label_boxes(config, &frame.boxes, frame.width, frame.height),
+    )?;
+    Ok(())
 }
