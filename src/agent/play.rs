@@ -11,7 +11,7 @@ use crate::capture::source::{FrameSource, SourcedFrame};
 use crate::capture::windows::WindowInfo;
 use crate::longterm::{LongTermMemory, Query, Tracker, TrackerEvent, episode, howto};
 use crate::perception::{Detector, DetectorError};
-use crate::policy::{ChatOptions, LlmClient, MemoryStack};
+use crate::policy::{LlmClient, MemoryStack};
 use crate::skills::{
     ActResult, EnigoBackend, Executed, InputError, StopFlag, StopReason, WindowRect, execute,
 };
@@ -77,11 +77,7 @@ impl LongTerm {
             && self.memory.lacks_howto(item, kg).unwrap_or(false)
         {
             self.asked.insert(item.clone());
-            let options = ChatOptions {
-                max_tokens: parts.config.llm.max_tokens,
-                temperature: parts.config.llm.temperature,
-                ..ChatOptions::default()
-            };
+            let options = howto::options(&parts.config.llm, item);
             let asked = until_stopped(
                 runtime,
                 stop,

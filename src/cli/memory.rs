@@ -251,11 +251,7 @@ fn howto_cmd(ctx: &AppContext, item: &str, ask: bool, graph: &GraphArgs) -> Resu
     }
     let config = ctx.config();
     let client = LlmClient::new(&config.llm)?;
-    let options = ChatOptions {
-        max_tokens: config.llm.max_tokens,
-        temperature: config.llm.temperature,
-        ..ChatOptions::default()
-    };
+    let options = howto::options(&config.llm, &item);
     let answer = answer_text(block_on(
         client.chat(&howto::question(&kg, &item), &options),
     )??);

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::db::Db;
 use super::{MemoryError, Query, text};
 use crate::knowledge::{KnowledgeGraph, Relation};
-use crate::policy::ChatMessage;
+use crate::policy::{ChatMessage, ChatOptions};
 
 pub const MODULE: &str = "howto";
 
@@ -85,6 +85,40 @@ pub fn question(kg: &KnowledgeGraph, item: &str) -> Vec<ChatMessage> {
     ))]
 }
 
+/// The options the teacher is asked with: `llm.max_tokens` and `llm.temperature`, and where the
+/// policy's answers are constrained by a JSON schema (`llm.output_mode = "structured"`,
+/// `llm.constrain = "json_schema"`: the endpoint takes one) the answer's own: arrays of
+/// strings, `item` fixed. Unconstrained, the 1.5B local model wrote `recipe` as objects
+/// (`{"count": 1, "ingredient": ...}`) and every answer was refused.
+pub fn options(llm: &crate::config::LlmConfig, item: &str) -> ChatOptions {
+    let strings = serde_json::json!({"type": "array", "items": {"type": "string"}});
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {
+            "item": {"type": "string", "enum": [item]},
+            "recipe": strings,
+            "requirements": strings,
+            "procedure": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+            "related": strings,
+        },
+        "required": ["item", "recipe", "requirements", "procedure", "related"],
+        "additionalProperties": false
+    });
+    let constrained = llm.output_mode == crate::config::OutputMode::Structured
+        && llm.constrain == crate::config::Constrain::JsonSchema;
+    ChatOptions {
+        max_tokens: llm.max_tokens,
+        temperature: llm.temperature,
+        response_format: constrained.then(|| {
+            serde_json::json!({
+                "type": "json_schema",
+                "json_schema": {"name": "how_to", "strict": true, "schema": schema}
+            })
+        }),
+        ..ChatOptions::default()
+    }
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Answer {
@@ -105,6 +139,19 @@ fn json_object(answer: &str) -> Option<&str> {
     (end > start).then(|| &answer[start..=end])
 }
 
+/// Whether a line still holds one of the question's `<placeholders>`.
+fn has_placeholder(line: &str) -> bool {
+    [
+        "<count>",
+        "<ingredient>",
+        "<tool or station>",
+        "<step>",
+        "<item>",
+    ]
+    .iter()
+    .any(|p| line.contains(p))
+}
+
 /// Parses a teacher's answer about `item` into an abstract entry, or says why not.
 pub fn parse_answer(answer: &str, item: &str) -> Result<HowTo, AnswerError> {
     let json = json_object(answer).ok_or(AnswerError::NoJson)?;
@@ -116,11 +163,13 @@ pub fn parse_answer(answer: &str, item: &str) -> Result<HowTo, AnswerError> {
         });
     }
     let mut stripped = 0;
+    // Screen specifics are stripped; so are the question's own placeholders copied back
+    // ("1 <ingredient>": the local model did so in every recipe).
     let mut clean = |v: Vec<String>| -> Vec<String> {
         v.into_iter()
             .map(|s| s.trim().to_string())
             .filter(|s| {
-                let bad = text::has_screen_specifics(s);
+                let bad = text::has_screen_specifics(s) || has_placeholder(s);
                 stripped += usize::from(bad);
                 !bad && !s.is_empty()
             })
@@ -323,5 +372,29 @@ mod tests {
             ),
             Err(AnswerError::Empty)
         );
+        // The question's placeholders copied back are no recipe (the local model's answers).
+        let copied = parse_answer(
+            "{\"item\": \"Planks\", \"recipe\": [\"1 <ingredient>\", \"1 Log\"], \"procedure\": [\"Craft planks from a log\"]}",
+            "Planks",
+        )
+        .expect("parsed");
+        assert_eq!(copied.recipe, ["1 Log"]);
+        assert_eq!(copied.stripped, 1);
+    }
+
+    /// With a JSON schema the teacher is held to the answer's shape (unconstrained, the local
+    /// model wrote the recipe as objects); without one nothing is sent.
+    #[test]
+    fn the_teacher_is_asked_for_the_answer_shape_where_the_endpoint_takes_a_schema() {
+        let mut llm = crate::config::Config::builtin().llm;
+        llm.output_mode = crate::config::OutputMode::Structured;
+        llm.constrain = crate::config::Constrain::JsonSchema;
+        let format = options(&llm, "Planks").response_format.expect("schema");
+        let schema = &format["json_schema"]["schema"];
+        assert_eq!(schema["properties"]["item"]["enum"][0], "Planks");
+        assert_eq!(schema["properties"]["recipe"]["items"]["type"], "string");
+        assert_eq!(schema["additionalProperties"], false);
+        llm.output_mode = crate::config::OutputMode::Text;
+        assert!(options(&llm, "Planks").response_format.is_none());
     }
 }
