@@ -409,27 +409,16 @@ mod tests {
     use super::*;
     use crate::config::Config;
     use crate::knowledge::{KnowledgeGraph, Subgraph};
-    use crate::policy::{LlmClient, PriceTable, PromptTemplate, TokenCounter};
-    use crate::skills::GameProfile;
+    use crate::policy::{LlmClient, PriceTable};
     use crate::tasks::TaskList;
 
     fn iron_ore_parts() -> Parts {
         let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let config = Config::builtin();
         let kg = KnowledgeGraph::load(&repo.join("kg/minecraft.toml")).expect("kg");
         let tasks = TaskList::load(&repo.join("config/tasks.toml")).expect("tasks");
-        let task = tasks.get("minecraft", "iron_ore").expect("task").clone();
-        let target = kg.node(&task.target).expect("target");
-        Parts {
-            profile: GameProfile::load(repo, "minecraft").expect("profile"),
-            template: PromptTemplate::load(&repo.join(&config.llm.prompt_template))
-                .expect("template"),
-            counter: TokenCounter::o200k().expect("tokenizer"),
-            config,
-            kg,
-            task,
-            target,
-        }
+        let mut config = Config::builtin();
+        config.llm.prompt_template = repo.join(&config.llm.prompt_template);
+        Parts::assemble(config, kg, &tasks, repo, "iron_ore").expect("parts")
     }
 
     /// The client's iron ore task: the model named the stone pickaxe in the bag at every
