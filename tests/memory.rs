@@ -15,8 +15,7 @@ use vistawise::config::{Config, MemoryConfig};
 use vistawise::embedding::SentenceEncoder;
 use vistawise::knowledge::KnowledgeGraph;
 use vistawise::longterm::{Db, LongTermMemory, MemoryError, Module, db, scripted};
-use vistawise::policy::{LlmClient, PromptTemplate, TokenCounter};
-use vistawise::skills::GameProfile;
+use vistawise::policy::LlmClient;
 use vistawise::tasks::TaskList;
 use wiremock::matchers::{body_string_contains, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -30,20 +29,12 @@ fn runtime() -> tokio::runtime::Runtime {
 
 fn parts(task: &str) -> Parts {
     let repo = support::repo();
-    let config = Config::builtin();
+    let mut config = Config::builtin();
+    assert_eq!(config.game.profile, "minecraft");
+    config.llm.prompt_template = repo.join(&config.llm.prompt_template);
     let kg = KnowledgeGraph::load(&repo.join("kg/minecraft.toml")).expect("kg");
     let tasks = TaskList::load(&repo.join("config/tasks.toml")).expect("tasks");
-    let task = tasks.get("minecraft", task).expect("task").clone();
-    let target = kg.node(&task.target).expect("target");
-    Parts {
-        profile: GameProfile::load(&repo, "minecraft").expect("profile"),
-        template: PromptTemplate::load(&repo.join(&config.llm.prompt_template)).expect("template"),
-        counter: TokenCounter::o200k().expect("tokenizer"),
-        config,
-        kg,
-        task,
-        target,
-    }
+    Parts::assemble(config, kg, &tasks, &repo, task).expect("parts")
 }
 
 fn memory_config(dir: &Path, modules: &[Module]) -> MemoryConfig {

@@ -10,6 +10,7 @@ use super::pipeline::{self, Decision, GraphView, Parts};
 use super::session::{Session, Validation};
 use crate::perception::Perception;
 use crate::policy::llm_policy::{answers_in_json, validate_answer};
+use crate::policy::memory::summarize;
 use crate::policy::planner::{PlanStep, Planner, View};
 use crate::policy::subgoal::{self, SubgoalPolicy};
 use crate::policy::{Choice, LlmError, LlmPolicy, MemoryStack};
@@ -151,15 +152,10 @@ impl Policy for Recorded<'_> {
 /// be reached ends no session by itself (the step records why and the loop goes on; the
 /// limits still apply).
 pub fn or_no_action(decided: Result<Decision, DecideError>) -> Decision {
-    let validation = match decided {
-        Ok(d) => return d,
-        Err(DecideError::Stopped) => Validation::Stopped,
-        Err(DecideError::Llm(e)) => Validation::LlmFailed(e.to_string()),
-    };
-    Decision {
-        validation,
-        cost_usd: Some(0.0),
-        ..Decision::default()
+    match decided {
+        Ok(d) => d,
+        Err(DecideError::Stopped) => Decision::no_action(Validation::Stopped),
+        Err(DecideError::Llm(e)) => Decision::no_action(Validation::LlmFailed(e.to_string())),
     }
 }
 
@@ -201,17 +197,10 @@ pub fn planner_decision(
         PlanStep::Act(call, why) => {
             pipeline::validate_call(parts, call, why, perception.frame_w, perception.frame_h)
         }
-        PlanStep::Done => Decision {
-            done: true,
-            validation: Validation::Done,
-            cost_usd: Some(0.0),
-            ..Decision::default()
-        },
+        PlanStep::Done => Decision::done(),
         PlanStep::Stuck(why) => Decision {
-            validation: Validation::PlannerStuck(why.clone()),
-            reasoning: why,
-            cost_usd: Some(0.0),
-            ..Decision::default()
+            reasoning: why.clone(),
+            ..Decision::no_action(Validation::PlannerStuck(why))
         },
     }
 }
@@ -267,11 +256,7 @@ async fn subgoal_decision(
             break;
         }
     }
-    let mut d = Decision {
-        validation: Validation::NoGoal(policy.last_outcome.clone()),
-        cost_usd: Some(0.0),
-        ..Decision::default()
-    };
+    let mut d = Decision::no_action(Validation::NoGoal(policy.last_outcome.clone()));
     add_choice(&mut d, asked);
     Ok(d)
 }
@@ -296,19 +281,12 @@ fn pursue_goal(
         ),
         PlanStep::Act(call, why) => {
             let reasoning = match asked {
-                Some(r) => format!("goal {name} (asked: {})\n{why}", summary(r)),
+                Some(r) => format!("goal {name} (asked: {})\n{why}", summarize(r)),
                 None => format!("goal {name}: {why}"),
             };
             return Some(pipeline::validate_call(parts, call, reasoning, w, h));
         }
-        PlanStep::Done if goal == parts.target => {
-            return Some(Decision {
-                done: true,
-                validation: Validation::Done,
-                cost_usd: Some(0.0),
-                ..Decision::default()
-            });
-        }
+        PlanStep::Done if goal == parts.target => return Some(Decision::done()),
         PlanStep::Done => format!("{name} was obtained"),
         PlanStep::Stuck(why) => format!("the controller could not get {name}: {why}"),
     });
@@ -316,20 +294,11 @@ fn pursue_goal(
     None
 }
 
-/// The first line of a reasoning text, shortened.
-fn summary(reasoning: &str) -> String {
-    crate::policy::memory::summarize(reasoning)
-}
-
 /// Puts the goal question's answers, tokens and cost into the step's decision.
 fn add_choice(d: &mut Decision, choice: Option<Choice>) {
     if let Some(c) = choice {
         d.attempts = c.attempts;
-        d.usage.add(c.usage);
-        d.cost_usd = match (d.cost_usd, c.cost_usd) {
-            (Some(a), Some(b)) => Some(a + b),
-            _ => None,
-        };
+        d.add_spent(c.usage, c.cost_usd);
     }
 }
 

@@ -17,7 +17,7 @@ use crate::perception::{
     self, DetectOptions, Detection, Detector, Perception, SplitContext, StageTimes,
 };
 use crate::policy::llm_policy::answers_in_json;
-use crate::policy::planner::{Planner, PlannerConfig};
+use crate::policy::planner::{Planner, PlannerConfig, View};
 use crate::policy::prompt::{self, StepInputs};
 use crate::policy::{Attempt, MemoryStack, PromptTemplate, TokenCounter, Usage, ValidAction};
 use crate::skills::gui::{GuiLayout, Slot};
@@ -344,6 +344,34 @@ pub struct Decision {
     pub done: bool,
 }
 
+impl Decision {
+    /// No action, and why (nothing asked, nothing spent).
+    pub fn no_action(validation: Validation) -> Self {
+        Decision {
+            validation,
+            cost_usd: Some(0.0),
+            ..Decision::default()
+        }
+    }
+
+    /// The target is in the inventory: the episode is won.
+    pub fn done() -> Self {
+        Decision {
+            done: true,
+            ..Decision::no_action(Validation::Done)
+        }
+    }
+
+    /// Adds what another request for this step spent (a cost unknown on either side is unknown).
+    pub fn add_spent(&mut self, usage: Usage, cost_usd: Option<f64>) {
+        self.usage.add(usage);
+        self.cost_usd = match (self.cost_usd, cost_usd) {
+            (Some(a), Some(b)) => Some(a + b),
+            _ => None,
+        };
+    }
+}
+
 /// What a step's line says besides what it saw and decided.
 pub struct StepHead {
     pub step: u64,
@@ -433,13 +461,17 @@ pub fn validate_call(
 /// list) are no belongings, and counted as such every attempt made in that screen "got" them.
 pub fn memory_query(parts: &Parts, perception: &Perception, graph: &GraphView) -> Query {
     let layout = layout(parts, perception.frame_w, perception.frame_h);
-    let owned =
-        |a: &knowledge::embed::VisualAttributes| a.icons.iter().any(|i| layout.in_bag(i.x, i.y));
+    let view = View {
+        kg: &parts.kg,
+        visual: &graph.visual,
+        perception,
+        layout: &layout,
+    };
     let mut inventory = BTreeSet::new();
     let mut environment = Vec::new();
     for (node, a) in &graph.visual.attributes {
         let name = parts.kg.name(*node).to_string();
-        if owned(a) {
+        if view.has(*node) {
             inventory.insert(name.clone());
         }
         if !a.entities.is_empty() {
@@ -447,7 +479,7 @@ pub fn memory_query(parts: &Parts, perception: &Perception, graph: &GraphView) -
         }
     }
     environment.sort();
-    let has = |n: NodeIndex| graph.visual.attributes.get(&n).is_some_and(owned);
+    let has = |n: NodeIndex| view.has(n);
     let subgoal = longterm::episode::next_missing(&parts.kg, parts.target, &has)
         .map(|n| parts.kg.name(n).to_string());
     let seen: Vec<String> = environment

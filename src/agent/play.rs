@@ -520,17 +520,17 @@ impl Episode<'_, '_> {
             stop: &options.stop,
         };
         let first = decide::or_no_action(player.policy.decide(&obs, &asker));
-        match player.policy.revisable() {
-            true => revise(
-                &mut *player.policy,
-                &obs,
-                &asker,
-                query,
-                player.long_term,
-                first,
-            ),
-            false => first,
+        if !player.policy.revisable() {
+            return first;
         }
+        revise(
+            &mut *player.policy,
+            &obs,
+            &asker,
+            query,
+            player.long_term,
+            first,
+        )
     }
 
     /// Sends the action's input events to the game window where it is now (nothing in a dry
@@ -629,11 +629,7 @@ fn revise(
                 let mut attempts = std::mem::take(&mut decision.attempts);
                 attempts.append(&mut next.attempts);
                 next.attempts = attempts;
-                next.usage.add(decision.usage);
-                next.cost_usd = match (decision.cost_usd, next.cost_usd) {
-                    (Some(a), Some(b)) => Some(a + b),
-                    _ => None,
-                };
+                next.add_spent(decision.usage, decision.cost_usd);
                 next.reasoning = format!("{feedback}\n{}", next.reasoning);
                 if next.action.is_none() {
                     // Keep the first action rather than none.

@@ -84,12 +84,7 @@ impl Verdict {
     /// `None`: the policy decides.
     pub fn decision(&self, parts: &Parts, w: u32, h: u32) -> Option<Decision> {
         match self {
-            Verdict::Obtained => Some(Decision {
-                done: true,
-                validation: crate::agent::session::Validation::Done,
-                cost_usd: Some(0.0),
-                ..Decision::default()
-            }),
+            Verdict::Obtained => Some(Decision::done()),
             Verdict::Confirm { why, skill } | Verdict::Refuted { why, skill } => {
                 Some(validate_call(
                     parts,
@@ -304,8 +299,6 @@ mod tests {
     use crate::config::Config;
     use crate::knowledge::KnowledgeGraph;
     use crate::perception::InventoryIcon;
-    use crate::policy::{PromptTemplate, TokenCounter};
-    use crate::skills::GameProfile;
     use crate::tasks::TaskList;
 
     const W: u32 = 854;
@@ -315,21 +308,12 @@ mod tests {
     /// the rule is for.
     fn coal_parts() -> Parts {
         let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let config = Config::builtin();
+        let mut config = Config::builtin();
+        config.game.profile = "minetest".into();
+        config.llm.prompt_template = repo.join(&config.llm.prompt_template);
         let kg = KnowledgeGraph::load(&repo.join("kg/minetest.toml")).expect("kg");
         let tasks = TaskList::load(&repo.join("config/tasks.toml")).expect("tasks");
-        let task = tasks.get("minetest", "coal").expect("task").clone();
-        let target = kg.node(&task.target).expect("target");
-        Parts {
-            profile: GameProfile::load(repo, "minetest").expect("profile"),
-            template: PromptTemplate::load(&repo.join(&config.llm.prompt_template))
-                .expect("template"),
-            counter: TokenCounter::o200k().expect("tokenizer"),
-            config,
-            kg,
-            task,
-            target,
-        }
+        Parts::assemble(config, kg, &tasks, repo, "coal").expect("parts")
     }
 
     /// A frame whose only detections are coal lump icons at these slots (`stick@slot`: a

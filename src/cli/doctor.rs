@@ -72,13 +72,12 @@ pub fn run(ctx: &AppContext, args: &DoctorArgs) -> Result<ExitCode> {
     let ort = check_onnxruntime(ctx);
     let ort_ok = matches!(ort, Outcome::Ok(_));
     report.line("onnxruntime", ort);
-    report.line(
-        "detector",
-        match ort_ok {
-            true => check_detector(cfg),
-            false => Outcome::Skip("needs ONNX Runtime".into()),
-        },
-    );
+    let detector = if ort_ok {
+        check_detector(cfg)
+    } else {
+        Outcome::Skip("needs ONNX Runtime".into())
+    };
+    report.line("detector", detector);
     let listed = windows::list();
     report.line("display", check_display(&listed));
     let window = match &listed {
@@ -87,13 +86,12 @@ pub fn run(ctx: &AppContext, args: &DoctorArgs) -> Result<ExitCode> {
         Err(_) => Outcome::Skip("needs a display".into()),
     };
     report.line("game window", window);
-    report.line(
-        "llm",
-        match args.skip_llm {
-            true => Outcome::Skip("--skip-llm".into()),
-            false => check_llm(ctx),
-        },
-    );
+    let llm = if args.skip_llm {
+        Outcome::Skip("--skip-llm".into())
+    } else {
+        check_llm(ctx)
+    };
+    report.line("llm", llm);
 
     if report.failures == 0 {
         println!("all checks passed");

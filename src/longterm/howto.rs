@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 use super::db::Db;
 use super::{MemoryError, Query, text};
 use crate::knowledge::{KnowledgeGraph, Relation};
-use crate::policy::{ChatMessage, ChatOptions};
+use crate::policy::llm_policy::answers_in_json;
+use crate::policy::{ChatMessage, ChatOptions, constrain};
 
 pub const MODULE: &str = "howto";
 
@@ -104,17 +105,11 @@ pub fn options(llm: &crate::config::LlmConfig, item: &str) -> ChatOptions {
         "required": ["item", "recipe", "requirements", "procedure", "related"],
         "additionalProperties": false
     });
-    let constrained = llm.output_mode == crate::config::OutputMode::Structured
-        && llm.constrain == crate::config::Constrain::JsonSchema;
+    let constrained = answers_in_json(llm.output_mode, llm.constrain);
     ChatOptions {
         max_tokens: llm.max_tokens,
         temperature: llm.temperature,
-        response_format: constrained.then(|| {
-            serde_json::json!({
-                "type": "json_schema",
-                "json_schema": {"name": "how_to", "strict": true, "schema": schema}
-            })
-        }),
+        response_format: constrained.then(|| constrain::schema_format("how_to", schema)),
         ..ChatOptions::default()
     }
 }

@@ -67,6 +67,14 @@ fn reasoning_schema(max_chars: u32) -> Json {
     reasoning
 }
 
+/// An OpenAI-style strict `response_format` holding `schema` under `name`.
+pub fn schema_format(name: &str, schema: Json) -> Json {
+    json!({
+        "type": "json_schema",
+        "json_schema": {"name": name, "strict": true, "schema": schema}
+    })
+}
+
 /// The OpenAI-style `response_format` for [`json_schema`].
 pub fn response_format(
     library: &SkillLibrary,
@@ -74,36 +82,24 @@ pub fn response_format(
     window_h: u32,
     reasoning_max_chars: u32,
 ) -> Json {
-    json!({
-        "type": "json_schema",
-        "json_schema": {
-            "name": "skill_call",
-            "strict": true,
-            "schema": json_schema(library, window_w, window_h, reasoning_max_chars)
-        }
-    })
+    let schema = json_schema(library, window_w, window_h, reasoning_max_chars);
+    schema_format("skill_call", schema)
 }
 
 /// The sub-goal policy's `response_format`: `{"reasoning", "goal"}` with `goal` one of
 /// `options`, reasoning first and bounded as in [`json_schema`].
 pub fn goal_format(options: &[String], reasoning_max_chars: u32) -> Json {
     let reasoning = reasoning_schema(reasoning_max_chars);
-    json!({
-        "type": "json_schema",
-        "json_schema": {
-            "name": "next_goal",
-            "strict": true,
-            "schema": {
-                "type": "object",
-                "properties": {
-                    "reasoning": reasoning,
-                    "goal": {"type": "string", "enum": options}
-                },
-                "required": ["reasoning", "goal"],
-                "additionalProperties": false
-            }
-        }
-    })
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "reasoning": reasoning,
+            "goal": {"type": "string", "enum": options}
+        },
+        "required": ["reasoning", "goal"],
+        "additionalProperties": false
+    });
+    schema_format("next_goal", schema)
 }
 
 /// A GBNF grammar for llama.cpp: one line of reasoning (at most `reasoning_max_chars`
