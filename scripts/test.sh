@@ -30,4 +30,9 @@ export VISTAWISE_ORT_LIB="$PWD/.ort/onnxruntime/capi/libonnxruntime.so.1.31.1"
 PYTHONPATH=.work/pydeps:.ort:.work/pyx python3 -m unittest discover -s tools/detector/tests
 cargo fmt --check
 cargo clippy --locked --all-targets -q -- -D warnings
-cargo test --locked --all-targets 2>&1
+# The unit tests and the benches' test mode; the integration tests but those that start a real
+# game, in parallel; then those alone, one at a time, so that nothing heavy runs beside a game
+# (tests/tests.rs).
+cargo test --locked --lib --bins --benches 2>&1
+cargo test --locked --test tests 2>&1 -- --skip in_game::
+cargo test --locked --test tests 2>&1 in_game:: -- --test-threads=1

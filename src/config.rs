@@ -718,7 +718,7 @@ impl Config {
 /// needs (its window title, detector, reach thresholds), as overrides that name their line, plus
 /// `game.profile` itself. `vistawise --game GAME` lays them over the config file.
 pub fn game_settings(path: &Path, game: &str) -> Result<Vec<Override>, ConfigError> {
-    let text = crate::toml_lines::read_profile(path).map_err(|e| match e {
+    let file = crate::game::ProfileFile::read(path).map_err(|e| match e {
         crate::toml_lines::DataFileError::Io { path, source } => ConfigError::Read { path, source },
         crate::toml_lines::DataFileError::Invalid {
             path,
@@ -730,28 +730,19 @@ pub fn game_settings(path: &Path, game: &str) -> Result<Vec<Override>, ConfigErr
             message,
         },
     })?;
-    let table: toml::Table = toml::from_str(&text).map_err(|e| ConfigError::Parse {
-        path: path.to_path_buf(),
-        line: e.span().map(|s| crate::toml_lines::line_at(&text, s.start)),
-        message: e.message().to_string(),
-    })?;
     let mut out = vec![Override {
         key: "game.profile".into(),
         value: game.to_string(),
         origin: Origin::Flag(format!("--game {game}")),
     }];
-    let Some(settings) = table.get("settings") else {
+    let Some(settings) = &file.sections.settings else {
         return Ok(out);
     };
-    let settings = settings.as_table().ok_or_else(|| ConfigError::Parse {
-        path: path.to_path_buf(),
-        line: None,
-        message: "[settings] must be a table of \"section.key\" = value".into(),
-    })?;
     for (key, value) in settings {
-        let line = text
+        let line = file
+            .text
             .find(&format!("\"{key}\""))
-            .map(|o| crate::toml_lines::line_at(&text, o));
+            .map(|o| crate::toml_lines::line_at(&file.text, o));
         out.push(Override {
             key: key.clone(),
             value: match value {

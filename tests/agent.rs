@@ -1,12 +1,12 @@
 //! The agent loop on a real X server: a real window shows a game frame, `vistawise play`
 //! captures it, detects with a real ONNX model, pools, plans, validates, records and acts.
 
-mod support;
+use crate::support;
 
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use support::{TestWindow, XServer, binary};
+use crate::support::{TestWindow, XServer, binary};
 use vistawise::agent::session::Session;
 
 const TITLE: &str = "Minecraft agent test";

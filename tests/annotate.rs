@@ -1,14 +1,14 @@
 //! `vistawise annotate SOURCE` and `vistawise dataset ...` on real frames (the shared
 //! minecraft-real dataset, val split), a video made here with ffmpeg, and the fixture detector.
 
-mod support;
+use crate::support;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::support::{binary, fixture};
 use serde_json::Value;
-use support::{binary, fixture};
 
 const MODEL: &str = "tests/fixtures/detector/tiny-raw.onnx";
 

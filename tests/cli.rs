@@ -1,10 +1,10 @@
 //! The binary's behaviour on configuration and set-up errors.
 
-mod support;
+use crate::support;
 
 use std::io::Write;
 
-use support::binary;
+use crate::support::binary;
 
 fn run(cmd: &mut std::process::Command) -> (i32, String, String) {
     let out = cmd.output().expect("run vistawise");

@@ -2,7 +2,7 @@
 //! IoU > 0.95 per box, confidence within 1e-3. The references were written by Ultralytics
 //! (tools/fixtures/make_detector_fixture.py), never by this code.
 
-mod support;
+use crate::support;
 
 use serde::Deserialize;
 use vistawise::perception::decode::iou;

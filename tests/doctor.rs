@@ -1,9 +1,9 @@
 //! `vistawise doctor` against real parts: Xvfb + jwm with a real X11 window, ONNX Runtime with a
 //! real detector file, and an HTTP server speaking the chat-completions protocol.
 
-mod support;
+use crate::support;
 
-use support::{TestWindow, XServer, binary};
+use crate::support::{TestWindow, XServer, binary};
 use wiremock::matchers::{header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 

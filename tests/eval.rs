@@ -1,11 +1,11 @@
 //! `vistawise eval` on real files: a dataset written from the fixture images' drawn ground truth.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 
+use crate::support::binary;
 use serde_json::Value;
-use support::binary;
 
 /// Writes a YOLO dataset (`val/images`, `val/labels`, `data.yaml`) from the fixture images and
 /// the boxes the generator drew on them.

@@ -1,8 +1,8 @@
 //! `vistawise kg` on the shipped graph, a broken graph, and real detector output.
 
-mod support;
+use crate::support;
 
-use support::binary;
+use crate::support::binary;
 
 fn run(args: &[&str]) -> (i32, String, String) {
     let out = binary()

@@ -3,14 +3,14 @@
 //! llama-server (`bash scripts/llama-server.sh`, recorded with `vistawise policy ask
 //! --record-llm`; see tests/fixtures/llm/README.md).
 
-mod support;
+use crate::support;
 
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use vistawise::config::{Config, GuiScale, OutputMode};
+use vistawise::game::GameProfile;
 use vistawise::policy::{ChatMessage, ChatOptions, LlmClient, LlmError, LlmPolicy, PriceTable};
-use vistawise::skills::GameProfile;
 use wiremock::matchers::{header, method, path};
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
 

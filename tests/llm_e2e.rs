@@ -1,9 +1,9 @@
 //! Opt-in end-to-end test against a real model: llama.cpp's llama-server with SmolLM2-135M
 //! (`bash scripts/llama-server.sh build` first, ~15 min on 2 cores). Run with
-//! `LLM_E2E=1 cargo test --test llm_e2e -- --ignored --nocapture`. It is `#[ignore]`d so a normal
+//! `LLM_E2E=1 cargo test --test tests llm_e2e -- --ignored --nocapture`. It is `#[ignore]`d so a normal
 //! run reports it as ignored rather than passed.
 
-mod support;
+use crate::support;
 
 use std::process::Command;
 use std::time::Instant;

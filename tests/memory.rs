@@ -3,7 +3,7 @@
 //! the how-to memory's teacher and the exploration mode a real local HTTP server speaking the
 //! OpenAI chat API (wiremock) that counts the requests.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -4,13 +4,13 @@
 //! an item in every slot and its count in the game's font, the way the game draws them, at GUI
 //! scales 2-4. The shipped `[counts]` of config/games/minecraft.toml must read every count back.
 
-mod support;
+use crate::support;
 
 use image::{Rgb, RgbImage, RgbaImage};
 use vistawise::config::GuiScale;
+use vistawise::game::GameProfile;
 use vistawise::perception::CountStyle;
 use vistawise::perception::ascii_font::AsciiFont;
-use vistawise::skills::GameProfile;
 use vistawise::skills::gui::GuiLayout;
 
 /// Both texture eras: the digits are the same, the icons and panels under them are not.

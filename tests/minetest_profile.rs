@@ -1,7 +1,7 @@
 //! The Minetest profile's data: slot positions against those measured on screenshots of the
 //! real game at 854x480, and its knowledge graph against its tasks.
 
-mod support;
+use crate::support;
 
 use vistawise::config::GuiScale;
 use vistawise::knowledge::KnowledgeGraph;
@@ -70,8 +70,8 @@ fn planner_rules_with(
     Result<(), String>,
     String,
 ) {
+    use vistawise::game::GameProfile;
     use vistawise::policy::planner::PlannerConfig;
-    use vistawise::skills::GameProfile;
     let repo = support::repo();
     let kg = KnowledgeGraph::load(&repo.join("kg/minetest.toml")).expect("kg");
     let profile = GameProfile::load(&repo, "minetest").expect("profile");
@@ -149,7 +149,7 @@ fn the_bag_screen_is_a_screen_of_the_rules_and_a_wrong_one_is_refused() {
 
 #[test]
 fn the_profile_reads_stack_counts_and_a_broken_counts_section_is_refused_with_its_line() {
-    use vistawise::skills::GameProfile;
+    use vistawise::game::GameProfile;
     let repo = support::repo();
     let profile = GameProfile::load(&repo, "minetest").expect("profile");
     let counts = profile.counts.expect("[counts]");
@@ -184,7 +184,7 @@ fn the_profile_reads_stack_counts_and_a_broken_counts_section_is_refused_with_it
 
 #[test]
 fn a_broken_success_section_is_refused_naming_the_field_and_its_line() {
-    use vistawise::skills::GameProfile;
+    use vistawise::game::GameProfile;
     let repo = support::repo();
     let profile = GameProfile::load(&repo, "minetest").expect("profile");
     let rule = profile.success.expect("[success]");

@@ -1,7 +1,7 @@
 //! The Rust all-MiniLM-L6-v2 pipeline (WordPiece + ONNX encoder + mean pooling) against the
 //! token ids and embeddings sentence-transformers produced (tests/fixtures/minilm/reference.json).
 
-mod support;
+use crate::support;
 
 use vistawise::embedding::{SentenceEncoder, cosine};
 

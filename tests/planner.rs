@@ -1,13 +1,14 @@
 //! The planner policy on the shipped Minecraft graph, skills and planner rules, step by step
 //! through scripted frames (what the detector would report at each point).
 
-mod support;
+use crate::support;
 
 use vistawise::config::GuiScale;
+use vistawise::game::GameProfile;
 use vistawise::knowledge::{KnowledgeGraph, embed};
 use vistawise::perception::{EnvironmentEntity, InventoryIcon, Perception};
 use vistawise::policy::planner::{PlanStep, Planner, PlannerConfig, View};
-use vistawise::skills::{CallArg, GameProfile, SkillCall, SkillLibrary, plan};
+use vistawise::skills::{CallArg, SkillCall, SkillLibrary, plan};
 
 struct World {
     kg: KnowledgeGraph,

@@ -1,13 +1,14 @@
 //! Fuzzing the answer reader (proptest): no answer may panic the parser or come out as an
 //! action the skill library did not validate.
 
-mod support;
+use crate::support;
 
 use proptest::prelude::*;
 use vistawise::config::GuiScale;
+use vistawise::game::GameProfile;
 use vistawise::policy::Attempt;
 use vistawise::policy::llm_policy::validate_answer;
-use vistawise::skills::{GameProfile, InputEvent};
+use vistawise::skills::InputEvent;
 
 fn profile() -> GameProfile {
     GameProfile::load(&support::repo(), "minecraft").expect("profile")

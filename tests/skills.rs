@@ -1,12 +1,12 @@
 //! The skill library and real input: `vistawise skills` against a real X server (Xvfb + jwm)
 //! and a real window that records what it receives.
 
-mod support;
+use crate::support;
 
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use support::{Received, TestWindow, XServer, binary};
+use crate::support::{Received, TestWindow, XServer, binary};
 
 const TITLE: &str = "Minecraft test window";
 const KEY_W: u32 = 0x77;

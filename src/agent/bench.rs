@@ -10,7 +10,7 @@ use std::time::Instant;
 use image::RgbImage;
 use serde::Serialize;
 
-use super::pipeline::{self, Parts, StepHead, ms_since};
+use super::pipeline::{self, Parts, Seen, StepHead, ms_since};
 use super::report::median;
 use super::session::{Line, Recorder, SessionError, StageMs};
 use super::success::SuccessCheck;
@@ -166,22 +166,20 @@ pub fn run(
         let frame = Arc::new(frame);
         let pending = recorder.save_frame_in_background(step, frame.clone());
 
-        let t = Instant::now();
-        let (detections, mut perception, times) = pipeline::perceive(detector, &frame, parts)?;
-        let detect = ms_since(t);
-        let detector_ms = times.ms();
+        let Seen {
+            detections,
+            perception,
+            graph,
+            verdict,
+            detect_ms: detect,
+            detector_ms,
+            graph_ms,
+        } = pipeline::see(parts, detector, &mut success, &frame)?;
         for (k, v) in detector_ms.iter().enumerate() {
             samples[1 + k].push(*v);
         }
         samples[4].push(detect - detector_ms.iter().sum::<f64>());
-
-        let t = Instant::now();
-        let mut graph = pipeline::graph_view(parts, &perception);
-        let verdict = success.judge(parts, &graph, perception.frame_w, perception.frame_h);
-        if success.drop_refuted(parts, &mut perception) > 0 {
-            graph = pipeline::graph_view(parts, &perception);
-        }
-        samples[5].push(ms_since(t));
+        samples[5].push(graph_ms);
 
         let t = Instant::now();
         let (prompt, prompt_tokens) =

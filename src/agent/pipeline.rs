@@ -8,7 +8,9 @@ use image::RgbImage;
 use petgraph::graph::NodeIndex;
 
 use super::session::{StageMs, StepRecord, Validation};
+use super::success::{SuccessCheck, Verdict};
 use crate::config::Config;
+use crate::game::GameProfile;
 use crate::knowledge::{
     self, KnowledgeGraph, PathLimits, PooledText, ScreenText, SlotLabel, Strategy,
 };
@@ -17,11 +19,11 @@ use crate::perception::{
     self, DetectOptions, Detection, Detector, Perception, SplitContext, StageTimes,
 };
 use crate::policy::llm_policy::answers_in_json;
-use crate::policy::planner::{Planner, PlannerConfig, View};
+use crate::policy::planner::{Planner, View};
 use crate::policy::prompt::{self, StepInputs};
 use crate::policy::{Attempt, MemoryStack, PromptTemplate, TokenCounter, Usage, ValidAction};
 use crate::skills::gui::{GuiLayout, Slot};
-use crate::skills::{ExpandContext, GameProfile, SkillCall, plan};
+use crate::skills::{ExpandContext, SkillCall, plan};
 use crate::tasks::Task;
 use crate::toml_lines::DataFileError;
 
@@ -50,7 +52,7 @@ pub enum SetupError {
     #[error("cannot load game profile \"{name}\": {source}")]
     Profile {
         name: String,
-        source: crate::skills::ProfileError,
+        source: crate::game::ProfileError,
     },
     #[error(transparent)]
     Template(#[from] DataFileError),
@@ -100,9 +102,7 @@ impl Parts {
 
     /// The planner of this game profile (its rules in the profile's controls file).
     pub fn planner(&self) -> Result<Planner, DataFileError> {
-        let rules =
-            PlannerConfig::load(&self.profile.controls_file, &self.kg, &self.profile.skills)?;
-        Ok(Planner::new(rules))
+        Ok(Planner::new(self.profile.planner(&self.kg)?))
     }
 }
 
@@ -229,6 +229,50 @@ pub fn graph_view(parts: &Parts, perception: &Perception) -> GraphView {
         pooled,
         text,
     }
+}
+
+/// What one frame shows the agent: the detector's boxes, their reading, the pooled graph and the
+/// success check's verdict, with how long seeing took.
+pub struct Seen {
+    pub detections: Vec<Detection>,
+    pub perception: Perception,
+    pub graph: GraphView,
+    pub verdict: Verdict,
+    /// Detection, its reading included, ms.
+    pub detect_ms: f64,
+    /// The detector's own stages (letterbox, inference, decode), ms.
+    pub detector_ms: [f64; 3],
+    /// The graph view and the success check, ms.
+    pub graph_ms: f64,
+}
+
+/// Detection, the graph view and the success check, as every driver of the loop does them
+/// (play, replay, the bench). Success is read off the screen before anything is decided; a
+/// sighting the open inventory refuted is left out of what the policy sees.
+pub fn see(
+    parts: &Parts,
+    detector: &mut Detector,
+    success: &mut SuccessCheck,
+    frame: &RgbImage,
+) -> Result<Seen, perception::DetectorError> {
+    let t = Instant::now();
+    let (detections, mut perception, times) = perceive(detector, frame, parts)?;
+    let detect_ms = ms_since(t);
+    let t = Instant::now();
+    let mut graph = graph_view(parts, &perception);
+    let verdict = success.judge(parts, &graph, perception.frame_w, perception.frame_h);
+    if success.drop_refuted(parts, &mut perception) > 0 {
+        graph = graph_view(parts, &perception);
+    }
+    Ok(Seen {
+        detections,
+        perception,
+        graph,
+        verdict,
+        detect_ms,
+        detector_ms: times.ms(),
+        graph_ms: ms_since(t),
+    })
 }
 
 /// The prompt and its token count.

@@ -17,7 +17,7 @@ use crate::skills::{
 };
 
 use super::decide::{self, Asker, DecideError, Observation, Policy, until_stopped};
-use super::pipeline::{self, Decision, Parts, StepHead, ms_since};
+use super::pipeline::{self, Decision, Parts, Seen, StepHead, ms_since};
 use super::session::{Line, Meta, Outcome, Recorder, SessionError, StageMs};
 use super::success::{SuccessCheck, Verdict};
 
@@ -279,15 +279,6 @@ struct Episode<'a, 'o> {
     step: u64,
 }
 
-/// What a step saw: the detector's boxes, their reading, the pooled graph and the success
-/// check's verdict.
-struct Seen {
-    detections: Vec<crate::perception::Detection>,
-    perception: crate::perception::Perception,
-    graph: pipeline::GraphView,
-    verdict: Verdict,
-}
-
 impl Episode<'_, '_> {
     /// One pass of the loop: capture, see, decide, record (on disk before anything moves), act.
     fn step(&mut self, on_status: &mut dyn FnMut(&Status)) -> Result<Flow, AgentError> {
@@ -454,31 +445,18 @@ impl Episode<'_, '_> {
         std::thread::sleep(wait);
     }
 
-    /// Detection, the graph view and the success check. Success is read off the screen before
-    /// anything is decided; a sighting the open inventory refuted is left out of what the policy
-    /// sees.
+    /// Detection, the graph view and the success check ([`pipeline::see`]), timed.
     fn see(&mut self, frame: &image::RgbImage, stage: &mut StageMs) -> Result<Seen, AgentError> {
-        let parts = self.player.parts;
-        let t = Instant::now();
-        let (detections, mut perception, times) =
-            pipeline::perceive(self.player.detector, frame, parts)?;
-        stage.detect = ms_since(t);
-        [stage.letterbox, stage.inference, stage.decode] = times.ms();
-        let t = Instant::now();
-        let mut graph = pipeline::graph_view(parts, &perception);
-        let verdict = self
-            .success
-            .judge(parts, &graph, perception.frame_w, perception.frame_h);
-        if self.success.drop_refuted(parts, &mut perception) > 0 {
-            graph = pipeline::graph_view(parts, &perception);
-        }
-        stage.graph = ms_since(t);
-        Ok(Seen {
-            detections,
-            perception,
-            graph,
-            verdict,
-        })
+        let seen = pipeline::see(
+            self.player.parts,
+            self.player.detector,
+            &mut self.success,
+            frame,
+        )?;
+        stage.detect = seen.detect_ms;
+        [stage.letterbox, stage.inference, stage.decode] = seen.detector_ms;
+        stage.graph = seen.graph_ms;
+        Ok(seen)
     }
 
     /// The step's decision: the success check's own (the inventory opened to look), else the

@@ -516,7 +516,7 @@ mod tests {
 
     fn library() -> SkillLibrary {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        crate::skills::GameProfile::load(root, "minecraft-web")
+        crate::game::GameProfile::load(root, "minecraft-web")
             .expect("profile")
             .skills
     }

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::decide::{Asker, DecideError, Observation, Policy};
-use super::pipeline::{self, Parts};
+use super::pipeline::{self, Parts, Seen};
 use super::session::{Session, Validation};
 use super::success::SuccessCheck;
 use crate::perception::decode::iou;
@@ -126,14 +126,15 @@ pub fn replay(
     let mut diffs = Vec::new();
     for step in &session.steps {
         let frame = session.frame(step)?;
-        let (detections, mut perception, _) = pipeline::perceive(detector, &frame, parts)?;
-        let mut graph = pipeline::graph_view(parts, &perception);
         // The same success check as `play`, so a replay with another detector or policy ends
         // (or looks in the inventory) where a live run would.
-        let verdict = success.judge(parts, &graph, perception.frame_w, perception.frame_h);
-        if success.drop_refuted(parts, &mut perception) > 0 {
-            graph = pipeline::graph_view(parts, &perception);
-        }
+        let Seen {
+            detections,
+            perception,
+            graph,
+            verdict,
+            ..
+        } = pipeline::see(parts, detector, &mut success, &frame)?;
         let (prompt, _) = pipeline::build_prompt(parts, &perception, &graph, &memory);
         let judged = verdict.decision(parts, perception.frame_w, perception.frame_h);
         let asked = std::time::Instant::now();

@@ -1,5 +1,5 @@
 //! `vistawise annotate --auto GAME -o DATASET`: frames labelled by the running game itself (see
-//! `vistawise::minetest::autolabel`). The game must be running with its ground truth: Minetest
+//! `vistawise::game::autolabel`). The game must be running with its ground truth: Minetest
 //! with the probe mod (`tests/minetest/gameenv.sh start`), or the Minecraft client with its test
 //! server (`tests/mcweb/mcweb.sh start`, `--auto minecraft-web`).
 
@@ -13,15 +13,16 @@ use image::RgbImage;
 use vistawise::capture::window::WindowCapture;
 use vistawise::capture::windows;
 use vistawise::dataset::writer::{ImageData, YoloWriter, write_atomic};
-use vistawise::mcweb::McwebServer;
-use vistawise::minetest::autolabel::{
+use vistawise::game::GameProfile;
+use vistawise::game::autolabel::{
     self, AutoLabelConfig, AutoLabelError, GameWindow, LabelGame, LabeledFrame, label_boxes,
     label_frame,
 };
-use vistawise::minetest::probe::Probe;
+use vistawise::game::mcweb::McwebServer;
+use vistawise::game::minetest::Probe;
 use vistawise::skills::expand::InputEvent;
 use vistawise::skills::input::InputBackend;
-use vistawise::skills::{EnigoBackend, GameProfile, WindowRect};
+use vistawise::skills::{EnigoBackend, WindowRect};
 
 use super::AppContext;
 
@@ -55,11 +56,11 @@ pub struct AutoArgs {
 
 /// The game's `[autolabel]` rules (in `--label-set`'s classes when given) and its profile.
 fn load_rules(game: &str, args: &AutoArgs) -> Result<(AutoLabelConfig, GameProfile)> {
-    let controls = args.root.join("config/games").join(format!("{game}.toml"));
-    let config = AutoLabelConfig::load(&controls, args.label_set.as_deref())
-        .with_context(|| format!("cannot auto-label game \"{game}\""))?;
     let profile = GameProfile::load(&args.root, game)
         .with_context(|| format!("cannot load game profile \"{game}\""))?;
+    let config = profile
+        .autolabel(args.label_set.as_deref())
+        .with_context(|| format!("cannot auto-label game \"{game}\""))?;
     Ok((config, profile))
 }
 

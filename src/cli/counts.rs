@@ -13,12 +13,12 @@ use image::{Rgb, RgbImage};
 use serde_json::json;
 use vistawise::capture::frame;
 use vistawise::config::GuiScale;
-use vistawise::minetest::autolabel::{GameWindow, layout_for};
-use vistawise::minetest::probe::Probe;
+use vistawise::game::GameProfile;
+use vistawise::game::autolabel::{GameWindow, layout_for};
+use vistawise::game::minetest::Probe;
 use vistawise::perception::CountStyle;
 use vistawise::perception::ascii_font::AsciiFont;
 use vistawise::perception::stack_count::{self, Glyph};
-use vistawise::skills::GameProfile;
 use vistawise::skills::gui::GuiLayout;
 
 use super::AppContext;
@@ -94,7 +94,7 @@ fn profile(ctx: &AppContext, root: &std::path::Path) -> Result<(GameProfile, Cou
     let Some(style) = profile.counts.clone() else {
         bail!(
             "{}: no [counts] section: this profile does not say how stack counts are drawn",
-            profile.controls_file.display()
+            profile.file.path.display()
         );
     };
     Ok((profile, style))
@@ -312,7 +312,7 @@ fn mcweb_shots(
     settle_ms: u64,
 ) -> Result<Vec<Shot>> {
     let gui = profile.gui.clone();
-    let server = vistawise::mcweb::McwebServer::connect(address)?;
+    let server = vistawise::game::mcweb::McwebServer::connect(address)?;
     let (mut window, rect) = DesktopWindow::open(ctx, profile)?;
     let layout = gui.layout(rect.w, rect.h, ctx.config().game.gui_scale);
     let settle = Duration::from_millis(settle_ms);

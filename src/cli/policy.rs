@@ -8,10 +8,10 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use vistawise::agent::pipeline::{self, Parts};
+use vistawise::game::GameProfile;
 use vistawise::perception::Perception;
 use vistawise::policy::constrain;
 use vistawise::policy::{LlmClient, LlmPolicy, MemoryStack, PriceTable};
-use vistawise::skills::GameProfile;
 
 use super::AppContext;
 use super::kg::{GraphArgs, read_perception};

@@ -7,9 +7,8 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 use vistawise::capture::windows;
-use vistawise::skills::{
-    self, CallArg, EnigoBackend, GameProfile, SkillCall, StopFlag, WindowRect, emergency,
-};
+use vistawise::game::GameProfile;
+use vistawise::skills::{self, CallArg, EnigoBackend, SkillCall, StopFlag, WindowRect, emergency};
 
 use super::AppContext;
 

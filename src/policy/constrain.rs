@@ -249,7 +249,7 @@ mod tests {
     #[test]
     fn the_schema_asks_for_bounded_reasoning_first_then_the_skill_then_its_args() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let library = crate::skills::GameProfile::load(root, "minecraft")
+        let library = crate::game::GameProfile::load(root, "minecraft")
             .expect("profile")
             .skills;
         let schema = json_schema(&library, 1280, 720, 600);

@@ -14,11 +14,12 @@ use petgraph::graph::NodeIndex;
 use petgraph::visit::EdgeRef;
 use serde::Deserialize;
 
+use crate::game::ProfileFile;
 use crate::knowledge::{KnowledgeGraph, Relation, VisualState};
 use crate::perception::{EnvironmentEntity, InventoryIcon, Perception};
-use crate::skills::gui::GuiLayout;
+use crate::skills::gui::{GuiGeometry, GuiLayout};
 use crate::skills::{CallArg, SkillCall, SkillLibrary};
-use crate::toml_lines::{self, DataFileError};
+use crate::toml_lines::DataFileError;
 
 /// A skill-call argument in the planner's data: a number or a symbolic token.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -165,70 +166,49 @@ pub struct PlannerConfig {
     pub to_hotbar_picks_slot: bool,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawFile {
-    planner: Option<PlannerConfig>,
-    // The other sections belong to other loaders.
-    #[allow(dead_code)]
-    gui: Option<toml::Value>,
-    #[allow(dead_code)]
-    keys: Option<toml::Value>,
-    #[allow(dead_code)]
-    camera: Option<toml::Value>,
-    #[allow(dead_code)]
-    autolabel: Option<toml::Value>,
-    #[allow(dead_code)]
-    settings: Option<toml::Value>,
-    #[allow(dead_code)]
-    counts: Option<toml::Value>,
-    #[allow(dead_code)]
-    success: Option<toml::Value>,
-}
-
 impl PlannerConfig {
-    /// Loads `[planner]` and checks it against the graph and the skill library.
+    /// Loads `[planner]` of the profile file at `path` and checks it against the graph, the
+    /// skill library and the file's own `[gui]`.
     pub fn load(
         path: &Path,
         kg: &KnowledgeGraph,
         library: &SkillLibrary,
     ) -> Result<Self, DataFileError> {
-        let text = toml_lines::read_profile(path)?;
-        let raw: RawFile =
-            toml_lines::from_str(&text).map_err(|(line, m)| DataFileError::at(path, line, m))?;
-        let line = toml_lines::header_line(&text, "[planner]").unwrap_or(1);
-        let config = raw
+        let file = ProfileFile::read(path)?;
+        let gui = GuiGeometry::from_profile(&file)?;
+        Self::from_profile(&file, kg, library, &gui)
+    }
+
+    /// `[planner]` of a profile file, checked against the graph, the skill library and the
+    /// profile's screens.
+    pub fn from_profile(
+        file: &ProfileFile,
+        kg: &KnowledgeGraph,
+        library: &SkillLibrary,
+        gui: &GuiGeometry,
+    ) -> Result<Self, DataFileError> {
+        let line = file.header_line("[planner]");
+        let config = file
+            .sections
             .planner
-            .ok_or_else(|| DataFileError::at(path, 1, "no [planner] section"))?;
+            .clone()
+            .ok_or_else(|| file.error(1, "no [planner] section"))?;
         config
             .check(kg, library)
-            .map_err(|m| DataFileError::at(path, line, format!("[planner]: {m}")))?;
+            .map_err(|m| file.error(line, format!("[planner]: {m}")))?;
         // `take_from` names regions of the same file's [gui] screens.
-        if config.screens.values().any(|r| !r.take_from.is_empty()) {
-            let gui = crate::skills::gui::GuiGeometry::parse(&text, path)?;
-            let locations = gui.locations();
-            for (screen, rule) in &config.screens {
-                for region in &rule.take_from {
-                    let prefix = format!("{screen}.{region}.");
-                    if !locations.iter().any(|l| l.starts_with(&prefix)) {
-                        // The `take_from` line of this screen's section.
-                        let header = format!("[planner.screens.{screen}]");
-                        let line = toml_lines::header_line(&text, &header).map_or(line, |h| {
-                            text.lines()
-                                .enumerate()
-                                .skip(h)
-                                .take_while(|(_, l)| !l.trim_start().starts_with('['))
-                                .find(|(_, l)| l.trim_start().starts_with("take_from"))
-                                .map_or(h, |(i, _)| i + 1)
-                        });
-                        return Err(DataFileError::at(
-                            path,
-                            line,
-                            format!(
-                                "[planner.screens.{screen}] take_from: no region \"{region}\" in [gui.screens.{screen}]"
-                            ),
-                        ));
-                    }
+        let locations = gui.locations();
+        for (screen, rule) in &config.screens {
+            for region in &rule.take_from {
+                let prefix = format!("{screen}.{region}.");
+                if !locations.iter().any(|l| l.starts_with(&prefix)) {
+                    let header = format!("[planner.screens.{screen}]");
+                    return Err(file.error(
+                        file.key_line(&header, "take_from"),
+                        format!(
+                            "[planner.screens.{screen}] take_from: no region \"{region}\" in [gui.screens.{screen}]"
+                        ),
+                    ));
                 }
             }
         }

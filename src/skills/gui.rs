@@ -13,7 +13,10 @@ use std::path::Path;
 use serde::Deserialize;
 use toml::Spanned;
 
+use super::expand::SlotGeometry;
+use super::library::SlotNames;
 use crate::config::GuiScale;
+use crate::game::ProfileFile;
 use crate::toml_lines::{self, DataFileError};
 
 /// Minecraft's "auto" GUI scale keeps the scaled window at least this wide...
@@ -150,15 +153,17 @@ pub struct GuiGeometry {
     bag_regions: Vec<String>,
 }
 
-// The top level is not strict: `[keys]` and other parts of the profile belong to other loaders.
+// A text with a `[gui]` table and anything else ([`GuiGeometry::parse`]); a whole profile file is
+// read strictly by `game::ProfileFile`.
 #[derive(Deserialize)]
 struct RawProfile {
     gui: Spanned<RawGui>,
 }
 
-#[derive(Deserialize)]
+/// `[gui]` as written, with the spans its errors point at; [`GuiGeometry`] is it checked.
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RawGui {
+pub struct RawGui {
     slot_size: Spanned<u32>,
     pitch: Spanned<RawPitch>,
     #[serde(default)]
@@ -168,7 +173,7 @@ struct RawGui {
     screens: BTreeMap<String, Spanned<RawScreen>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawScreen {
     size: Spanned<[u32; 2]>,
@@ -181,7 +186,7 @@ struct RawScreen {
 
 /// `marker = { area = [x, y, w, h], luma = [0, 40], min_fraction = 0.8 }`: at least
 /// `min_fraction` of the area's pixels have a luma in the range while the screen is open.
-#[derive(Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawMarker {
     area: [u32; 4],
@@ -189,7 +194,7 @@ struct RawMarker {
     min_fraction: f32,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawRegion {
     origin: [u32; 2],
@@ -339,19 +344,28 @@ fn region(
 impl GuiGeometry {
     /// Reads the `[gui]` part of a game profile file.
     pub fn load(path: &Path) -> Result<Self, DataFileError> {
-        let text = toml_lines::read_profile(path)?;
-        Self::parse(&text, path)
+        Self::from_profile(&ProfileFile::read(path)?)
     }
 
-    /// Parses a game profile's text; `path` only names the file in errors.
+    /// The checked `[gui]` of a profile file.
+    pub fn from_profile(file: &ProfileFile) -> Result<Self, DataFileError> {
+        Self::from_section(file.sections.gui.clone(), &file.text, &file.path)
+    }
+
+    /// Parses the `[gui]` table of a TOML text; `path` only names the file in errors.
     pub fn parse(text: &str, path: &Path) -> Result<Self, DataFileError> {
         let raw: RawProfile =
             toml_lines::from_str(text).map_err(|(line, m)| DataFileError::at(path, line, m))?;
+        Self::from_section(raw.gui, text, path)
+    }
+
+    /// Checks `[gui]` as read from `text`.
+    fn from_section(raw: Spanned<RawGui>, text: &str, path: &Path) -> Result<Self, DataFileError> {
         let at = Lines { text, path };
-        if raw.gui.get_ref().screens.is_empty() {
-            return Err(at.error(&raw.gui, "gui.screens: no screens defined"));
+        if raw.get_ref().screens.is_empty() {
+            return Err(at.error(&raw, "gui.screens: no screens defined"));
         }
-        let gui = raw.gui.into_inner();
+        let gui = raw.into_inner();
         let slot_size = *gui.slot_size.get_ref();
         if slot_size == 0 {
             return Err(at.error(&gui.slot_size, "gui.slot_size must be at least 1"));
@@ -681,6 +695,24 @@ impl<'a> GuiLayout<'a> {
     pub fn on_slot(&self, x: f32, y: f32, (sx, sy): (f32, f32)) -> bool {
         let tolerance = 10.0 * self.scale as f32;
         (x - sx).abs() <= tolerance && (y - sy).abs() <= tolerance
+    }
+}
+
+impl SlotNames for GuiGeometry {
+    fn has_slot(&self, location: &str) -> bool {
+        self.check(location).is_ok()
+    }
+}
+
+impl SlotNames for GuiLayout<'_> {
+    fn has_slot(&self, location: &str) -> bool {
+        self.slot_center(location).is_ok()
+    }
+}
+
+impl SlotGeometry for GuiLayout<'_> {
+    fn slot_center(&self, location: &str) -> Result<(f32, f32), String> {
+        GuiLayout::slot_center(self, location).map_err(|e| e.to_string())
     }
 }
 

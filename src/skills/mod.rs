@@ -8,7 +8,6 @@ pub mod gui;
 pub mod input;
 pub mod keys;
 pub mod library;
-pub mod profile;
 
 pub use execute::{ActResult, ExecError, Executed, StopFlag, StopReason, execute};
 pub use expand::{
@@ -19,4 +18,3 @@ pub use input::{
 };
 pub use keys::{Button, Key, KeyMap};
 pub use library::{LibraryError, Skill, SkillLibrary, SlotNames};
-pub use profile::{GameProfile, ProfileError};

@@ -376,6 +376,34 @@ fn intern(conn: &RustConnection, name: &[u8]) -> u32 {
         .atom
 }
 
+/// The window the window manager lists on `display` whose class (WM_CLASS) or legacy title
+/// (WM_NAME) contains `wanted`, case-insensitive. Asks that display itself: the process's
+/// `DISPLAY` is shared by every test of this crate and stays as it is.
+pub fn find_window(display: &str, wanted: &str) -> Option<u32> {
+    let (conn, screen) = x11rb::connect(Some(display)).ok()?;
+    let root = conn.setup().roots[screen].root;
+    let client_list = intern(&conn, b"_NET_CLIENT_LIST");
+    let ids: Vec<u32> = conn
+        .get_property(false, root, client_list, AtomEnum::WINDOW, 0, 1024)
+        .ok()?
+        .reply()
+        .ok()?
+        .value32()?
+        .collect();
+    let text = |id: u32, property: AtomEnum| {
+        conn.get_property(false, id, property, AtomEnum::STRING, 0, 1024)
+            .ok()
+            .and_then(|c| c.reply().ok())
+            .map(|r| String::from_utf8_lossy(&r.value).to_lowercase())
+            .unwrap_or_default()
+    };
+    let needle = wanted.to_lowercase();
+    ids.into_iter().find(|&id| {
+        text(id, AtomEnum::WM_CLASS).contains(&needle)
+            || text(id, AtomEnum::WM_NAME).contains(&needle)
+    })
+}
+
 /// A display number no X server holds now (its lock file and socket are absent).
 pub fn free_display() -> String {
     static NEXT: AtomicU32 = AtomicU32::new(0);
@@ -389,6 +417,15 @@ pub fn free_display() -> String {
         }
     }
     panic!("no free X display number");
+}
+
+/// One game at a time: a game test holds this for its whole run. The games and the skills' holds
+/// and waits are timed for one game on the machine (a dig run beside the chain test broke too
+/// little to drop the player and walked away from its hole).
+pub fn one_game() -> std::sync::MutexGuard<'static, ()> {
+    static ONE_GAME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    // A game test that failed poisoned the lock; the next one still runs alone.
+    ONE_GAME.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The real Minetest game (tests/minetest/gameenv.sh) in a seeded world on its own Xvfb display
@@ -503,8 +540,8 @@ impl McwebGame {
     }
 
     /// The test server's command port, through the library's client (tests/mcweb/server/README.md).
-    pub fn server(&self) -> vistawise::mcweb::McwebServer {
-        vistawise::mcweb::McwebServer::connect(&format!("127.0.0.1:{}", self.cmd_port))
+    pub fn server(&self) -> vistawise::game::mcweb::McwebServer {
+        vistawise::game::mcweb::McwebServer::connect(&format!("127.0.0.1:{}", self.cmd_port))
             .unwrap_or_else(|e| panic!("{e}\n{}", self.log_tail()))
     }
 

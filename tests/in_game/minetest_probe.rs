@@ -3,17 +3,18 @@
 //! fresh CI machine once failed the closed-loop test's set-up with "no node of default:tree":
 //! the land around the player had not been generated yet). The state names every item's groups.
 
-mod support;
+use crate::support;
 
+use crate::support::MinetestGame;
 use serde_json::json;
-use support::MinetestGame;
-use vistawise::minetest::probe::Probe;
+use vistawise::game::minetest::Probe;
 
 /// Far enough from the spawn point (0, 0) that no map block there exists when the game starts.
 const FAR: f64 = 1000.0;
 
 #[test]
 fn map_commands_wait_for_land_nobody_has_been_near() {
+    let _game = support::one_game();
     let game = MinetestGame::start(2024);
     let mut probe = Probe::open(&game.probe).expect("probe");
 

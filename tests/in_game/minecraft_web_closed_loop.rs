@@ -3,17 +3,12 @@
 //! by what the agent believes. Sessions and their HTML reports are kept under
 //! `target/artifacts/minecraft-web-closed-loop/` (CI keeps them).
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 
+use crate::support::McwebGame;
 use serde_json::json;
-use support::McwebGame;
-
-/// One game at a time: two clients on a 2-core machine starve each other's frames, and the
-/// skills' holds and waits are timed for one (a dig run beside the chain test broke too little
-/// to drop the player and walked away from its hole).
-static ONE_GAME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn artifacts() -> PathBuf {
     let dir = support::repo().join("target/artifacts/minecraft-web-closed-loop");
@@ -139,7 +134,7 @@ fn play_chain(game: &McwebGame, attempt: u64) -> Result<(), String> {
 /// tried in up to three fresh worlds with other starting views; every session is kept.
 #[test]
 fn planner_gets_a_log_then_crafts_up_to_a_wooden_pickaxe_on_the_minecraft_client() {
-    let _one = ONE_GAME.lock().unwrap_or_else(|e| e.into_inner());
+    let _game = support::one_game();
     let mut failures = Vec::new();
     for view_seed in [21, 22, 23] {
         let game = McwebGame::start(20241024);
@@ -157,7 +152,7 @@ fn planner_gets_a_log_then_crafts_up_to_a_wooden_pickaxe_on_the_minecraft_client
 
 /// Whether a player can stand with its feet in block (x, y, z): a full block under it, two of
 /// air above (the server's block names; "air" and the cave/void airs).
-fn standable(server: &vistawise::mcweb::McwebServer, x: i64, y: i64, z: i64) -> bool {
+fn standable(server: &vistawise::game::mcweb::McwebServer, x: i64, y: i64, z: i64) -> bool {
     let name = |dy: i64| {
         server
             .command(json!({"cmd": "getblock", "x": x, "y": y + dy, "z": z}))
@@ -181,7 +176,7 @@ fn standable(server: &vistawise::mcweb::McwebServer, x: i64, y: i64, z: i64) -> 
 /// loop; docs/minecraft-web.md): two corners, each in a fresh world, are tried.
 #[test]
 fn digging_down_from_the_corner_of_a_block_reaches_stone_on_the_minecraft_client() {
-    let _one = ONE_GAME.lock().unwrap_or_else(|e| e.into_inner());
+    let _game = support::one_game();
     let mut failures = Vec::new();
     for seeds in [[31, 32, 33, 34], [35, 36, 37, 38]] {
         match dig_from_a_corner(&seeds) {

@@ -146,7 +146,7 @@ pub struct Scan {
     /// Whose camera (absent: Minetest's probe).
     #[serde(default)]
     pub camera: CameraModel,
-    pub eye: super::probe::Vec3,
+    pub eye: super::minetest::Vec3,
     pub yaw_deg: f64,
     pub pitch_deg: f64,
     /// Cells per face edge.
@@ -163,7 +163,7 @@ fn null_as_empty<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<ScannedNo
 pub struct ScannedNode {
     pub class: String,
     pub name: String,
-    pub pos: super::probe::Vec3,
+    pub pos: super::minetest::Vec3,
     /// Visible face cells: [x, y, z, face] with the cell's centre on face 1..6 (+x -x +y -y +z -z).
     pub cells: Vec<[f64; 4]>,
 }
@@ -425,7 +425,7 @@ fn merge_touching<K: Eq + std::hash::Hash>(nodes: Vec<(K, [i64; 3], PixelBox)>) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::minetest::probe::Vec3;
+    use crate::game::minetest::Vec3;
 
     fn cam(yaw: f64, pitch: f64) -> Camera {
         Camera::new([0.0, 0.0, 0.0], yaw, pitch, 72.0, 854, 480)

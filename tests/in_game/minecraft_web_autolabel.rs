@@ -3,12 +3,12 @@
 //! the Minecraft detector's classes, and checked against that detector: a trunk the labeller
 //! boxes is a trunk the detector finds in the same place.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use support::McwebGame;
+use crate::support::McwebGame;
 
 /// A label line as window pixels: (class, x1, y1, x2, y2).
 fn label_boxes(path: &Path, w: f64, h: f64) -> Vec<(usize, [f64; 4])> {
@@ -41,6 +41,7 @@ fn iou(a: [f64; 4], b: [f64; 4]) -> f64 {
 
 #[test]
 fn the_client_labels_its_own_frames_where_the_detector_sees_them() {
+    let _game = support::one_game();
     // The closed loop's world: trees near the spawn (world 31 has none within 24 blocks).
     let game = McwebGame::start(20241024);
     let out = tempfile::tempdir().expect("tmp");

@@ -1,14 +1,14 @@
 //! The labeller's camera model against the real game's rendering: a node placed in the sky must
 //! be drawn inside the box the projection gives it, with sky all around the box.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 
+use crate::support::MinetestGame;
 use serde_json::json;
-use support::MinetestGame;
-use vistawise::minetest::camera::{Camera, Merge, Scan, scan_boxes};
-use vistawise::minetest::probe::Probe;
+use vistawise::game::camera::{Camera, Merge, Scan, scan_boxes};
+use vistawise::game::minetest::Probe;
 
 fn mean_rgb(img: &image::RgbImage, x1: u32, y1: u32, x2: u32, y2: u32) -> [f64; 3] {
     let mut sum = [0.0; 3];
@@ -30,10 +30,11 @@ fn distance(a: [f64; 3], b: [f64; 3]) -> f64 {
 }
 
 /// The game window's picture now.
-fn screenshot() -> image::RgbImage {
-    let windows = vistawise::capture::windows::list().expect("windows");
-    let window = vistawise::capture::windows::find_by_title(&windows, "Minetest").expect("window");
-    vistawise::capture::frame::capture(window.id)
+fn screenshot(display: &str) -> image::RgbImage {
+    use vistawise::capture::window::{Transport, WindowCapture};
+    let id = support::find_window(display, "Minetest").expect("the Minetest window");
+    WindowCapture::open_on(Some(display), id, Transport::Auto)
+        .and_then(|mut c| c.grab())
         .expect("capture")
         .0
 }
@@ -43,9 +44,8 @@ const HARNESS_FOV: f64 = 72.0;
 
 #[test]
 fn a_node_in_the_sky_is_drawn_inside_its_projected_box() {
+    let _game = support::one_game();
     let game = MinetestGame::start(2024);
-    // Only this test runs in this binary, so setting the process environment is safe here.
-    unsafe { std::env::set_var("DISPLAY", &game.display) };
     let mut probe = Probe::open(&game.probe).expect("probe");
     // Stand on a one-node pillar high above the trees, so that everything near the view is sky.
     let start = probe.fresh_state(Duration::from_secs(5)).expect("state");
@@ -97,7 +97,7 @@ fn a_node_in_the_sky_is_drawn_inside_its_projected_box() {
             )
             .expect("set up");
         std::thread::sleep(Duration::from_millis(1200));
-        let image = screenshot();
+        let image = screenshot(&game.display);
         let scan: Scan = serde_json::from_value(
             probe
                 .send(
@@ -183,7 +183,7 @@ fn a_node_in_the_sky_is_drawn_inside_its_projected_box() {
     )
     .expect("scan form");
     assert_eq!(with_radii.nodes.len(), 1, "{:?}", with_radii.nodes);
-    let image = screenshot();
+    let image = screenshot(&game.display);
     let camera = Camera::of_scan(&with_radii, HARNESS_FOV, image.width(), image.height());
     let boxes = scan_boxes(&camera, &with_radii, Merge::default(), 4.0);
     assert_eq!(boxes.len(), 1, "{boxes:?}");

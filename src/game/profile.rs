@@ -1,63 +1,21 @@
-//! A game profile's controls and skills, all data: `config/games/<game>.toml` ([gui], [keys],
-//! [camera]) and `skills/<game>/*.toml`.
+//! A game profile: its controls, skills and every other section of `config/games/<game>.toml`,
+//! loaded and checked once. The controls and skills are what skill expansion needs; the
+//! planner's rules and the labeller's configuration are handed out checked against the graph and
+//! label set they are used with.
 
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
-
-use super::expand::{Camera, ExpandContext, SlotGeometry};
-use super::gui::{GuiGeometry, GuiLayout};
-use super::keys::{Key, KeyMap};
-use super::library::{LibraryError, SkillLibrary, SlotNames};
+use super::autolabel::AutoLabelConfig;
+use super::file::ProfileFile;
 use crate::agent::success::SuccessRule;
+use crate::knowledge::KnowledgeGraph;
 use crate::perception::CountStyle;
+use crate::policy::planner::PlannerConfig;
+use crate::skills::expand::{Camera, ExpandContext, SlotGeometry};
+use crate::skills::gui::GuiGeometry;
+use crate::skills::keys::{Key, KeyMap};
+use crate::skills::library::{LibraryError, SkillLibrary};
 use crate::toml_lines::{self, DataFileError};
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawControls {
-    /// Read by [`GuiGeometry`].
-    #[allow(dead_code)]
-    gui: toml::Value,
-    keys: KeyMap,
-    camera: Camera,
-    /// Read by the planner policy.
-    #[allow(dead_code)]
-    #[serde(default)]
-    planner: Option<toml::Value>,
-    /// Read by the Minetest auto-labeller.
-    #[allow(dead_code)]
-    #[serde(default)]
-    autolabel: Option<toml::Value>,
-    /// Config keys applied by `--game`.
-    #[allow(dead_code)]
-    #[serde(default)]
-    settings: Option<toml::Value>,
-    /// How the game draws stack counts.
-    #[serde(default)]
-    counts: Option<CountStyle>,
-    /// How a sighting of the target is confirmed.
-    #[serde(default)]
-    success: Option<SuccessRule>,
-}
-
-impl SlotNames for GuiGeometry {
-    fn has_slot(&self, location: &str) -> bool {
-        self.check(location).is_ok()
-    }
-}
-
-impl SlotNames for GuiLayout<'_> {
-    fn has_slot(&self, location: &str) -> bool {
-        self.slot_center(location).is_ok()
-    }
-}
-
-impl SlotGeometry for GuiLayout<'_> {
-    fn slot_center(&self, location: &str) -> Result<(f32, f32), String> {
-        GuiLayout::slot_center(self, location).map_err(|e| e.to_string())
-    }
-}
 
 #[derive(Debug, thiserror::Error)]
 pub enum ProfileError {
@@ -67,7 +25,8 @@ pub enum ProfileError {
     Library(#[from] LibraryError),
 }
 
-/// Everything the skills of one game need besides the window.
+/// One game's profile: controls and skills for skill expansion, and the file itself, whose other
+/// sections ([planner], [autolabel], [settings]) are handed out by the methods below.
 #[derive(Debug, Clone)]
 pub struct GameProfile {
     pub name: String,
@@ -79,7 +38,8 @@ pub struct GameProfile {
     pub counts: Option<CountStyle>,
     /// How a sighting of the task's target on the HUD is confirmed (`[success]`).
     pub success: Option<SuccessRule>,
-    pub controls_file: PathBuf,
+    /// The profile file, read once.
+    pub file: ProfileFile,
 }
 
 impl GameProfile {
@@ -100,13 +60,17 @@ impl GameProfile {
         }
     }
 
+    /// `config/games/<name>.toml` under `root`: the file every other part of this profile is
+    /// read from.
+    pub fn path(root: &Path, name: &str) -> PathBuf {
+        root.join("config/games").join(format!("{name}.toml"))
+    }
+
     /// Loads `config/games/<name>.toml` and `skills/<name>/` under `root`. A profile laid over
     /// a base (`base = "minecraft"`) gets the base's skills too: `skills/<base>/` first, then its
     /// own folder, if it has one, whose skills replace the base's of the same name.
     pub fn load(root: &Path, name: &str) -> Result<Self, ProfileError> {
-        let games = root.join("config/games");
-        let controls_file = games.join(format!("{name}.toml"));
-        let lineage = toml_lines::profile_lineage(&games, name);
+        let lineage = toml_lines::profile_lineage(&root.join("config/games"), name);
         let mut dirs: Vec<PathBuf> = lineage
             .iter()
             .rev()
@@ -116,7 +80,7 @@ impl GameProfile {
         if dirs.is_empty() {
             dirs.push(root.join("skills").join(name));
         }
-        Self::load_layers(&controls_file, &dirs, name)
+        Self::load_layers(&Self::path(root, name), &dirs, name)
     }
 
     pub fn load_from(
@@ -132,68 +96,60 @@ impl GameProfile {
         skills_dirs: &[PathBuf],
         name: &str,
     ) -> Result<Self, ProfileError> {
-        let text = toml_lines::read_profile(controls_file)?;
-        let gui = GuiGeometry::parse(&text, controls_file)?;
-        let raw: RawControls = toml_lines::from_str(&text)
-            .map_err(|(line, m)| DataFileError::at(controls_file, line, m))?;
-        check_camera(&raw.camera)
-            .map_err(|m| DataFileError::at(controls_file, camera_line(&text), m))?;
+        let file = ProfileFile::read(controls_file)?;
+        let gui = GuiGeometry::from_profile(&file)?;
+        let s = &file.sections;
+        check_camera(&s.camera).map_err(|m| file.error(file.header_line("[camera]"), m))?;
         // A bad binding is reported where it is written, not at the first skill that uses it.
-        for (action, bound) in &raw.keys.0 {
+        for (action, bound) in &s.keys.0 {
             if Key::parse(bound).is_none() {
-                return Err(DataFileError::at(
-                    controls_file,
-                    binding_line(&text, action),
-                    format!("[keys] {action} = \"{bound}\": unknown key name"),
-                )
-                .into());
+                return Err(file
+                    .error(
+                        file.key_line("[keys]", action),
+                        format!("[keys] {action} = \"{bound}\": unknown key name"),
+                    )
+                    .into());
             }
         }
-        if let Some(counts) = &raw.counts {
-            let line = section_line(&text, "counts");
+        if let Some(counts) = &s.counts {
             counts
                 .check()
-                .map_err(|e| DataFileError::at(controls_file, line, format!("[counts]: {e}")))?;
+                .map_err(|e| file.error(file.header_line("[counts]"), format!("[counts]: {e}")))?;
         }
-        let mut skills = SkillLibrary::load(&skills_dirs[0], &raw.keys, &gui)?;
+        if s.autolabel.is_some() {
+            AutoLabelConfig::from_profile(&file, None)?;
+        }
+        let mut skills = SkillLibrary::load(&skills_dirs[0], &s.keys, &gui)?;
         for dir in &skills_dirs[1..] {
-            skills.overlay(SkillLibrary::load(dir, &raw.keys, &gui)?);
+            skills.overlay(SkillLibrary::load(dir, &s.keys, &gui)?);
         }
-        if let Some(rule) = &raw.success {
+        if let Some(rule) = &s.success {
             check_success(rule, &skills, &gui)
-                .map_err(|m| DataFileError::at(controls_file, section_line(&text, "success"), m))?;
+                .map_err(|m| file.error(file.header_line("[success]"), m))?;
         }
         Ok(GameProfile {
             name: name.to_string(),
             gui,
-            keys: raw.keys,
-            camera: raw.camera,
+            keys: s.keys.clone(),
+            camera: s.camera,
             skills,
-            counts: raw.counts,
-            success: raw.success,
-            controls_file: controls_file.to_path_buf(),
+            counts: s.counts.clone(),
+            success: s.success.clone(),
+            file,
         })
     }
-}
 
-/// The line of `action = ...` in `[keys]` (else the header's).
-fn binding_line(text: &str, action: &str) -> usize {
-    let start = toml_lines::header_line(text, "[keys]").unwrap_or(1);
-    text.lines()
-        .enumerate()
-        .skip(start)
-        .find(|(_, l)| {
-            l.trim_start()
-                .strip_prefix(action)
-                .is_some_and(|rest| rest.trim_start().starts_with('='))
-        })
-        .map_or(start, |(i, _)| i + 1)
-}
+    /// The profile's `[planner]` rules, checked against the graph they plan over and this
+    /// profile's skills and screens.
+    pub fn planner(&self, kg: &KnowledgeGraph) -> Result<PlannerConfig, DataFileError> {
+        PlannerConfig::from_profile(&self.file, kg, &self.skills, &self.gui)
+    }
 
-/// The line of a `[section]` header (comments elsewhere may mention `[section]` too).
-fn section_line(text: &str, section: &str) -> usize {
-    text.find(&format!("\n[{section}]"))
-        .map_or(1, |o| toml_lines::line_at(text, o + 1))
+    /// The profile's `[autolabel]`, in its own classes or (`label_set`) in those of one of its
+    /// `[autolabel.label_sets]`.
+    pub fn autolabel(&self, label_set: Option<&str>) -> Result<AutoLabelConfig, DataFileError> {
+        AutoLabelConfig::from_profile(&self.file, label_set)
+    }
 }
 
 /// `success.<field>` names a skill of the library that takes no parameters.
@@ -234,11 +190,6 @@ fn check_success(
         return Err("[success] needs [gui] bag_regions (which slots the player owns)".into());
     }
     Ok(())
-}
-
-fn camera_line(text: &str) -> usize {
-    text.find("[camera]")
-        .map_or(1, |offset| toml_lines::line_at(text, offset))
 }
 
 fn check_camera(c: &Camera) -> Result<(), String> {

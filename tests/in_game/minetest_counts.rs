@@ -2,14 +2,14 @@
 //! and `vistawise counts read` reads back the stacks the probe put in the inventory, in the HUD
 //! hotbar and in the open inventory, with the templates shipped in config/games/minetest.toml.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use crate::support::MinetestGame;
 use serde_json::json;
-use support::MinetestGame;
-use vistawise::minetest::probe::Probe;
+use vistawise::game::minetest::Probe;
 
 fn vistawise(game: &MinetestGame, args: &[&str]) -> (bool, String, String) {
     let o = support::binary()
@@ -39,6 +39,7 @@ fn read_counts(game: &MinetestGame, screen: &str) -> BTreeMap<String, u32> {
 
 #[test]
 fn the_games_stack_counts_are_learnt_and_read_back() {
+    let _game = support::one_game();
     let game = MinetestGame::start(2024);
 
     // Learning on the real game reads back (nearly) every slot it learnt from.

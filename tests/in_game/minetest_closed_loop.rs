@@ -3,14 +3,14 @@
 //! events), not by what the agent believes. Sessions and their HTML reports are kept under
 //! `target/artifacts/minetest-closed-loop/` (CI keeps them).
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::support::MinetestGame;
 use serde_json::json;
-use support::MinetestGame;
-use vistawise::minetest::probe::{PlayerState, Probe};
+use vistawise::game::minetest::{PlayerState, Probe};
 
 fn artifacts() -> PathBuf {
     let dir = support::repo().join("target/artifacts/minetest-closed-loop");
@@ -147,6 +147,7 @@ fn play_chain(game: &MinetestGame, probe: &Probe, attempt: u64) -> Result<(), St
 /// with other starting views before the test fails; every session stays in the artifacts.
 #[test]
 fn planner_gets_a_log_then_crafts_up_to_a_wooden_pickaxe_in_the_real_game() {
+    let _game = support::one_game();
     let mut failures = Vec::new();
     for view_seed in [11, 12, 13] {
         let game = MinetestGame::start(2024);

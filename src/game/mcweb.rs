@@ -8,10 +8,10 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::minetest::autolabel::{
+use crate::game::autolabel::{
     AutoLabelConfig, AutoLabelError, GameState, InventoryPlan, LabelGame, Pose, ViewRequest,
 };
-use crate::minetest::probe::Stack;
+use crate::game::minetest::Stack;
 
 #[derive(Debug, thiserror::Error)]
 pub enum McwebError {

@@ -1,11 +1,11 @@
 //! `vistawise annotate --auto minetest` on the real game: labelled frames in the YOLO layout,
 //! deterministic choices, pits for stone and ore views, resume without redoing work.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 
-use support::MinetestGame;
+use crate::support::MinetestGame;
 
 fn annotate(game: &MinetestGame, out: &std::path::Path, frames: u32) -> (bool, String) {
     annotate_in(game, &support::repo(), out, frames)
@@ -96,6 +96,7 @@ fn annotate_in(
 
 #[test]
 fn the_game_labels_its_own_frames_and_resumes() {
+    let _game = support::one_game();
     let game = MinetestGame::start(2024);
     let out = tempfile::tempdir().expect("tmp");
     let (ok, log) = annotate(&game, out.path(), 8);

@@ -16,10 +16,10 @@ use std::time::Duration;
 
 use image::RgbImage;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 use super::camera::{Camera, Merge, PixelBox, Scan, scan_boxes};
-use super::probe::{Probe, ProbeError, Stack};
+use super::file::ProfileFile;
+use super::minetest::{ProbeError, Stack};
 use crate::config::GuiScale;
 use crate::dataset::writer::{encode_jpeg, label_box_from_xyxy};
 use crate::dataset::yolo::LabelBox;
@@ -282,41 +282,35 @@ pub fn mean_luma(image: &RgbImage, b: &PixelBox) -> f64 {
     if n == 0 { 0.0 } else { sum / f64::from(n) }
 }
 
-#[derive(Deserialize)]
-struct RawFile {
-    autolabel: Option<AutoLabelConfig>,
-}
-
 impl AutoLabelConfig {
-    /// Reads `[autolabel]` from a game profile file, in its own classes or (`label_set`) in
-    /// those of one of its `[autolabel.label_sets]`. Every set is checked, chosen or not.
+    /// Reads `[autolabel]` from the game profile file at `path` (see [`Self::from_profile`]).
     pub fn load(path: &Path, label_set: Option<&str>) -> Result<Self, DataFileError> {
-        let text = toml_lines::read_profile(path)?;
-        let raw: RawFile =
-            toml_lines::from_str(&text).map_err(|(line, m)| DataFileError::at(path, line, m))?;
-        let config = raw.autolabel.ok_or_else(|| {
-            DataFileError::at(
-                path,
-                1,
-                "no [autolabel] section: this game cannot label itself",
-            )
+        Self::from_profile(&ProfileFile::read(path)?, label_set)
+    }
+
+    /// `[autolabel]` of a profile file, in its own classes or (`label_set`) in those of one of
+    /// its `[autolabel.label_sets]`. Every set is checked, chosen or not.
+    pub fn from_profile(
+        file: &ProfileFile,
+        label_set: Option<&str>,
+    ) -> Result<Self, DataFileError> {
+        let config = file.sections.autolabel.clone().ok_or_else(|| {
+            file.error(1, "no [autolabel] section: this game cannot label itself")
         })?;
-        let line = toml_lines::header_line(&text, "[autolabel]").unwrap_or(1);
+        let line = file.header_line("[autolabel]");
         config
             .check()
-            .map_err(|m| DataFileError::at(path, line, format!("[autolabel]: {m}")))?;
+            .map_err(|m| file.error(line, format!("[autolabel]: {m}")))?;
         for name in config.label_sets.keys() {
             let header = format!("[autolabel.label_sets.{name}]");
-            let line = toml_lines::header_line(&text, &header).unwrap_or(line);
+            let at = toml_lines::header_line(&file.text, &header).unwrap_or(line);
             config
                 .with_label_set(name)
-                .map_err(|m| DataFileError::at(path, line, format!("{header}: {m}")))?;
+                .map_err(|m| file.error(at, format!("{header}: {m}")))?;
         }
         match label_set {
             None => Ok(config),
-            Some(name) => config
-                .with_label_set(name)
-                .map_err(|m| DataFileError::at(path, line, m)),
+            Some(name) => config.with_label_set(name).map_err(|m| file.error(line, m)),
         }
     }
 
@@ -718,7 +712,7 @@ pub enum AutoLabelError {
     #[error(transparent)]
     Probe(#[from] ProbeError),
     #[error(transparent)]
-    Mcweb(#[from] crate::mcweb::McwebError),
+    Mcweb(#[from] crate::game::mcweb::McwebError),
     #[error("no view this time: {0}")]
     NoView(String),
     #[error("the game's scan answer is not in the expected form: {0}")]
@@ -804,78 +798,6 @@ pub trait LabelGame {
     /// given (a client far behind draws an older scene). Nothing to wait for by default.
     fn catch_up(&mut self) -> Result<(), AutoLabelError> {
         Ok(())
-    }
-}
-
-fn corner(c: [i64; 3]) -> serde_json::Value {
-    json!({"x": c[0], "y": c[1], "z": c[2]})
-}
-
-impl LabelGame for Probe {
-    fn set_inventory(&mut self, plan: &InventoryPlan) -> Result<(), AutoLabelError> {
-        self.batch(
-            vec![
-                json!({"op": "set_list", "list": "main", "items": plan.main}),
-                json!({"op": "set_list", "list": "craft", "items": plan.craft}),
-            ],
-            Duration::from_secs(10),
-        )?;
-        Ok(())
-    }
-
-    fn view_near(&mut self, view: &ViewRequest) -> Result<serde_json::Value, AutoLabelError> {
-        let answer = self.batch(
-            vec![json!({
-                "op": "view_near", "names": view.names, "seed": view.seed,
-                "center": {"x": view.center[0], "y": view.center[1], "z": view.center[2]},
-                "radius": view.radius, "min_dist": view.min_dist,
-                "max_dist": view.max_dist, "pitch_offset": view.pitch_offset,
-            })],
-            // view_near waits (up to 60 s in the probe) for the map around the view to be generated.
-            Duration::from_secs(75),
-        );
-        match answer {
-            Ok(a) => Ok(a
-                .last()
-                .and_then(|v| v.get("target"))
-                .cloned()
-                .unwrap_or_default()),
-            Err(e @ ProbeError::Refused { .. }) => Err(AutoLabelError::NoView(e.to_string())),
-            Err(e) => Err(e.into()),
-        }
-    }
-
-    fn state(&mut self) -> Result<GameState, AutoLabelError> {
-        let s = self.fresh_state(Duration::from_secs(5))?;
-        Ok(GameState {
-            pose: Pose {
-                feet: s.pos.as_array(),
-                eye: s.eye.as_array(),
-                yaw_deg: s.yaw_deg,
-                pitch_deg: s.pitch_deg,
-            },
-            main: s.main,
-            craft: s.craft,
-        })
-    }
-
-    fn craft_preview(&mut self) -> Result<Option<String>, AutoLabelError> {
-        let p = self.send(json!({"op": "craft_preview"}))?;
-        Ok(p.get("item")
-            .and_then(|i| i.as_str())
-            .map(|s| s.split(' ').next().unwrap_or("").to_string()))
-    }
-
-    fn scan(&mut self, config: &AutoLabelConfig) -> Result<serde_json::Value, AutoLabelError> {
-        Ok(self.send(json!({
-            "op": "scan", "names": config.world, "radius": config.radius,
-            "radii": config.class_radius, "grid": config.grid,
-        }))?)
-    }
-
-    fn excavate(&mut self, lo: [i64; 3], hi: [i64; 3]) -> Result<u64, AutoLabelError> {
-        let answer = self.send(json!({"op": "excavate", "min": corner(lo), "max": corner(hi)}))?;
-        Ok(answer.get("cleared").and_then(|c| c.as_u64()).unwrap_or(0))
     }
 }
 
@@ -1039,12 +961,10 @@ mod tests {
             count: 2,
             groups: None,
         }];
-        let gui = crate::skills::GameProfile::load(
-            Path::new(env!("CARGO_MANIFEST_DIR")),
-            "minecraft-web",
-        )
-        .expect("profile")
-        .gui;
+        let gui =
+            crate::game::GameProfile::load(Path::new(env!("CARGO_MANIFEST_DIR")), "minecraft-web")
+                .expect("profile")
+                .gui;
         let layout = layout_for(&gui, 1280, 720);
         let boxes = icon_boxes(&c, &layout, &main, &[], true, None);
         let want = layout.slot_center("inventory.main.0").expect("slot");
