@@ -10,6 +10,7 @@ pub mod capture;
 pub mod config;
 pub mod dataset;
 pub mod embedding;
+pub mod eval;
 pub mod game;
 pub mod knowledge;
 pub mod longterm;

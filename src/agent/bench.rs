@@ -17,6 +17,7 @@ use super::success::SuccessCheck;
 use crate::capture::frame::CaptureError;
 use crate::capture::window::{PixelPath, WindowCapture};
 use crate::capture::x11::FrameWindow;
+use crate::perception::detector::PreparedInput;
 use crate::perception::{Detector, DetectorError};
 use crate::policy::MemoryStack;
 use crate::policy::planner::Planner;
@@ -130,38 +131,87 @@ pub fn run(
     (warmup, steps): (usize, usize),
     progress: &mut dyn FnMut(usize),
 ) -> Result<BenchReport, BenchError> {
-    let StepParts {
-        parts,
-        detector,
-        planner,
-        recorder,
-    } = with;
     let first = frames
         .first()
         .ok_or_else(|| BenchError::NoFrames("the frame list is empty".into()))?;
-    let input = detector.preprocess(first)?;
+    let input = with.detector.preprocess(first)?;
     for _ in 0..warmup {
-        detector.infer(&input)?;
+        with.detector.infer(&input)?;
     }
-    let mut floor = Vec::with_capacity(steps);
-    let mut ratios = Vec::with_capacity(steps);
-
-    let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(steps); STAGES.len()];
-    let mut writer = Vec::with_capacity(steps);
-    let mut memory = MemoryStack::default();
-    let mut success = SuccessCheck::default();
-    let started = Instant::now();
-    let (mut frame_w, mut frame_h) = (first.width(), first.height());
-    let mut capture_mismatches = 0;
+    let mut bench = Bench {
+        with,
+        memory: MemoryStack::default(),
+        success: SuccessCheck::default(),
+        started: Instant::now(),
+        samples: Samples::new(steps),
+        frame_size: (first.width(), first.height()),
+    };
     for i in 0..steps {
-        let source = &frames[i % frames.len()];
+        bench.step(i, &input, &frames[i % frames.len()], pixels)?;
+        progress(i + 1);
+    }
+    Ok(bench.report(steps, pixels))
+}
+
+/// Every sample the bench takes, a list per measure.
+struct Samples {
+    floor: Vec<f64>,
+    /// One list per [`STAGES`] entry.
+    stages: Vec<Vec<f64>>,
+    writer: Vec<f64>,
+    /// (step - floor) / floor, per step.
+    ratios: Vec<f64>,
+    capture_mismatches: usize,
+}
+
+impl Samples {
+    fn new(steps: usize) -> Self {
+        Samples {
+            floor: Vec::with_capacity(steps),
+            stages: vec![Vec::with_capacity(steps); STAGES.len()],
+            writer: Vec::with_capacity(steps),
+            ratios: Vec::with_capacity(steps),
+            capture_mismatches: 0,
+        }
+    }
+}
+
+/// The bench under way: the parts, the loop's own state from step to step (the memory stack,
+/// the success check), and the samples so far.
+struct Bench<'a> {
+    with: StepParts<'a>,
+    memory: MemoryStack,
+    success: SuccessCheck,
+    started: Instant,
+    samples: Samples,
+    /// The last step's frame size.
+    frame_size: (u32, u32),
+}
+
+impl Bench<'_> {
+    /// Step `i` on `source`: its floor, then the play loop's stages, each timed.
+    fn step(
+        &mut self,
+        i: usize,
+        input: &PreparedInput,
+        source: &RgbImage,
+        pixels: &mut Pixels,
+    ) -> Result<(), BenchError> {
+        let StepParts {
+            parts,
+            detector,
+            planner,
+            recorder,
+        } = &mut self.with;
+        let parts = *parts;
+        let s = &mut self.samples;
         let t = Instant::now();
-        detector.infer(&input)?;
-        floor.push(ms_since(t));
+        detector.infer(input)?;
+        s.floor.push(ms_since(t));
         let (frame, capture_ms, differs) = pixels.frame(source)?;
-        capture_mismatches += usize::from(differs);
-        samples[0].push(capture_ms);
-        (frame_w, frame_h) = (frame.width(), frame.height());
+        s.capture_mismatches += usize::from(differs);
+        s.stages[0].push(capture_ms);
+        self.frame_size = (frame.width(), frame.height());
         let step = i as u64 + 1;
         let frame = Arc::new(frame);
         let pending = recorder.save_frame_in_background(step, frame.clone());
@@ -174,42 +224,42 @@ pub fn run(
             detect_ms: detect,
             detector_ms,
             graph_ms,
-        } = pipeline::see(parts, detector, &mut success, &frame)?;
+        } = pipeline::see(parts, detector, &mut self.success, &frame)?;
         for (k, v) in detector_ms.iter().enumerate() {
-            samples[1 + k].push(*v);
+            s.stages[1 + k].push(*v);
         }
-        samples[4].push(detect - detector_ms.iter().sum::<f64>());
-        samples[5].push(graph_ms);
+        s.stages[4].push(detect - detector_ms.iter().sum::<f64>());
+        s.stages[5].push(graph_ms);
 
         let t = Instant::now();
         let (prompt, prompt_tokens) =
-            pipeline::build_prompt_with(parts, &perception, &graph, &memory, "");
-        samples[6].push(ms_since(t));
+            pipeline::build_prompt_with(parts, &perception, &graph, &self.memory, "");
+        s.stages[6].push(ms_since(t));
 
         let t = Instant::now();
         let decision = super::decide::planner_decision(parts, planner, &perception, &graph);
-        samples[7].push(ms_since(t));
+        s.stages[7].push(ms_since(t));
 
         let t = Instant::now();
         let (frame_file, took) = pending.wait()?;
         let stage_ms = StageMs {
-            capture: samples[0][i],
+            capture: capture_ms,
             detect,
             letterbox: detector_ms[0],
             inference: detector_ms[1],
             decode: detector_ms[2],
-            graph: samples[5][i],
-            prompt: samples[6][i],
-            policy: samples[7][i],
+            graph: graph_ms,
+            prompt: s.stages[6][i],
+            policy: s.stages[7][i],
             act: 0.0,
         };
         let record = pipeline::step_record(
             StepHead {
                 step,
-                t: started.elapsed().as_secs_f64(),
+                t: self.started.elapsed().as_secs_f64(),
                 frame: frame_file,
-                frame_w,
-                frame_h,
+                frame_w: self.frame_size.0,
+                frame_h: self.frame_size.1,
                 stage_ms,
                 success_note: verdict.note(),
             },
@@ -220,41 +270,44 @@ pub fn run(
             &decision,
         );
         recorder.append(&Line::Step(Box::new(record)))?;
-        samples[8].push(ms_since(t));
-        writer.push(took.as_secs_f64() * 1e3);
-        let total: f64 = samples[..8].iter().map(|s| s[i]).sum::<f64>() + samples[8][i];
-        samples[9].push(total);
-        ratios.push((total - floor[i]) / floor[i].max(f64::MIN_POSITIVE));
+        s.stages[8].push(ms_since(t));
+        s.writer.push(took.as_secs_f64() * 1e3);
+        let total: f64 = s.stages[..9].iter().map(|v| v[i]).sum();
+        s.stages[9].push(total);
+        s.ratios
+            .push((total - s.floor[i]) / s.floor[i].max(f64::MIN_POSITIVE));
 
         // The planner goes on as if its call had run, so the prompt's memory grows as in play.
         if let Some(action) = decision.action {
-            memory.push(step, action.call, &action.reasoning);
-            memory.set_outcome("dry run: nothing sent");
+            self.memory.push(step, action.call, &action.reasoning);
+            self.memory.set_outcome("dry run: nothing sent");
         }
-        progress(i + 1);
+        Ok(())
     }
 
-    let floor = stat("floor", floor);
-    let stages: Vec<StageStat> = STAGES
-        .iter()
-        .zip(samples)
-        .map(|(name, v)| stat(name, v))
-        .collect();
-    let overhead = median(ratios);
-    Ok(BenchReport {
-        steps,
-        frame_w,
-        frame_h,
-        floor,
-        stages,
-        frame_writer: stat("frame writer", writer),
-        overhead,
-        capture_mismatches,
-        capture: match pixels {
-            Pixels::Frames => None,
-            Pixels::OwnWindow { capture, .. } | Pixels::Game(capture) => Some(capture.pixel_path()),
-        },
-    })
+    fn report(self, steps: usize, pixels: &Pixels) -> BenchReport {
+        let s = self.samples;
+        BenchReport {
+            steps,
+            frame_w: self.frame_size.0,
+            frame_h: self.frame_size.1,
+            floor: stat("floor", s.floor),
+            stages: STAGES
+                .iter()
+                .zip(s.stages)
+                .map(|(name, v)| stat(name, v))
+                .collect(),
+            frame_writer: stat("frame writer", s.writer),
+            overhead: median(s.ratios),
+            capture_mismatches: s.capture_mismatches,
+            capture: match pixels {
+                Pixels::Frames => None,
+                Pixels::OwnWindow { capture, .. } | Pixels::Game(capture) => {
+                    Some(capture.pixel_path())
+                }
+            },
+        }
+    }
 }
 
 fn stat(stage: &str, v: Vec<f64>) -> StageStat {

@@ -10,4 +10,5 @@ pub mod replay;
 pub mod report;
 pub mod scripted;
 pub mod session;
+pub mod settings;
 pub mod success;

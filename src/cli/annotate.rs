@@ -59,18 +59,7 @@ pub fn run(
             "annotate needs SOURCE (an image folder, a video or a session folder) or --auto GAME"
         );
     };
-    anyhow::ensure!(
-        args.every >= 0.0 && args.every.is_finite(),
-        "--every must be 0 or more seconds"
-    );
-    if let Some(s) = args.scene {
-        anyhow::ensure!((0.0..=1.0).contains(&s), "--scene must be a score in 0-1");
-    }
-    anyhow::ensure!(
-        args.every > 0.0 || args.scene.is_some(),
-        "--every 0 needs --scene SCORE (otherwise only the first frame of a video is taken)"
-    );
-    anyhow::ensure!(args.dup_threshold <= 64, "--dup-threshold is 0-64 bits");
+    check_sampling(args)?;
     let cfg = &ctx.config().detector;
     runtime::init(ctx.ort_lib().as_deref())?;
     let detector = Detector::load(&cfg.model, cfg.threads)?.with_input_size(cfg.input_size)?;
@@ -107,32 +96,54 @@ pub fn run(
     if args.json {
         println!("{}", serde_json::to_string(&summary)?);
     } else {
-        println!(
-            "{} ({}): {} frames: {} pre-labelled ({} boxes), {} relabelled, {} near-duplicates skipped, {} already done, {} corrected by hand kept; {:.1} s ({:.0} ms detection per frame) -> {}",
-            summary.source,
-            summary.source_kind,
-            summary.frames,
-            summary.written,
-            summary.boxes,
-            summary.relabelled,
-            summary.duplicates,
-            summary.already_done,
-            summary.corrected_kept.len(),
-            summary.seconds,
-            summary.detect_ms_per_frame,
-            out.display()
-        );
-        if !summary.corrected_kept.is_empty() {
-            println!(
-                "kept (corrected by hand; --overwrite-corrected replaces them): {}",
-                summary.corrected_kept.join(", ")
-            );
-        }
-        println!(
-            "next: correct the boxes in X-AnyLabeling (open {}), then `vistawise dataset import {}`",
-            out.join("images").display(),
-            out.display()
-        );
+        print_summary(&summary, out);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--every` and `--scene` take a video's frames somewhere; `--dup-threshold` is a bit count.
+fn check_sampling(args: &SourceArgs) -> Result<()> {
+    anyhow::ensure!(
+        args.every >= 0.0 && args.every.is_finite(),
+        "--every must be 0 or more seconds"
+    );
+    if let Some(s) = args.scene {
+        anyhow::ensure!((0.0..=1.0).contains(&s), "--scene must be a score in 0-1");
+    }
+    anyhow::ensure!(
+        args.every > 0.0 || args.scene.is_some(),
+        "--every 0 needs --scene SCORE (otherwise only the first frame of a video is taken)"
+    );
+    anyhow::ensure!(args.dup_threshold <= 64, "--dup-threshold is 0-64 bits");
+    Ok(())
+}
+
+/// What the run did, and the next step of the workflow.
+fn print_summary(summary: &annotate::Summary, out: &Path) {
+    println!(
+        "{} ({}): {} frames: {} pre-labelled ({} boxes), {} relabelled, {} near-duplicates skipped, {} already done, {} corrected by hand kept; {:.1} s ({:.0} ms detection per frame) -> {}",
+        summary.source,
+        summary.source_kind,
+        summary.frames,
+        summary.written,
+        summary.boxes,
+        summary.relabelled,
+        summary.duplicates,
+        summary.already_done,
+        summary.corrected_kept.len(),
+        summary.seconds,
+        summary.detect_ms_per_frame,
+        out.display()
+    );
+    if !summary.corrected_kept.is_empty() {
+        println!(
+            "kept (corrected by hand; --overwrite-corrected replaces them): {}",
+            summary.corrected_kept.join(", ")
+        );
+    }
+    println!(
+        "next: correct the boxes in X-AnyLabeling (open {}), then `vistawise dataset import {}`",
+        out.join("images").display(),
+        out.display()
+    );
 }

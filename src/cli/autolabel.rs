@@ -15,8 +15,8 @@ use vistawise::capture::windows;
 use vistawise::dataset::writer::{ImageData, YoloWriter, write_atomic};
 use vistawise::game::GameProfile;
 use vistawise::game::autolabel::{
-    self, AutoLabelConfig, AutoLabelError, GameWindow, LabelGame, LabeledFrame, label_boxes,
-    label_frame,
+    self, AutoLabelConfig, AutoLabelError, GameWindow, LabelGame, LabeledFrame, PitConfig,
+    label_boxes, label_frame,
 };
 use vistawise::game::mcweb::McwebServer;
 use vistawise::game::minetest::Probe;
@@ -284,14 +284,7 @@ pub fn run(
     )?;
     let center = labelling_center(out, game_truth.as_mut())?;
     if let Some(pits) = &config.pits {
-        // Digging again on a resumed run changes nothing: the boxes depend on the centre only.
-        let mut cleared = 0u64;
-        for [lo, hi] in pits.boxes(center) {
-            cleared += game_truth
-                .excavate(lo, hi)
-                .with_context(|| format!("cannot dig the pit {lo:?}..{hi:?}"))?;
-        }
-        tracing::info!("dug {} pits ({cleared} nodes cleared)", pits.count);
+        dig_pits(pits, game_truth.as_mut(), center)?;
     }
     let (mut written, mut skipped, mut boxes, mut already) = (0u64, 0u64, 0usize, 0u64);
 
@@ -313,7 +306,7 @@ pub fn run(
             bar.inc(1);
             continue;
         }
-        let frame = match label_frame(
+        let taken = label_frame(
             &config,
             &layout,
             game_truth.as_mut(),
@@ -321,24 +314,11 @@ pub fn run(
             center,
             args.seed,
             i,
-        ) {
-            Ok(f) => f,
-            Err(AutoLabelError::Moved(d)) => {
-                skipped += 1;
-                tracing::info!(
-                    "frame {i}: the player moved {d:.2} nodes while it was taken; dropped"
-                );
-                bar.inc(1);
-                continue;
-            }
-            // No view found this time (e.g. no exposed stone near): the next frame draws another.
-            Err(e @ AutoLabelError::NoView(_)) => {
-                skipped += 1;
-                tracing::warn!("frame {i}: {e}");
-                bar.inc(1);
-                continue;
-            }
-            Err(e) => return Err(e).with_context(|| format!("frame {i}")),
+        );
+        let Some(frame) = kept(taken, i)? else {
+            skipped += 1;
+            bar.inc(1);
+            continue;
         };
         write_frame(out, &writer, &config, &format!("{game}_{i:06}"), &frame)?;
         written += 1;
@@ -357,6 +337,36 @@ pub fn run(
         bail!("every frame was dropped: is the player stuck, or the world empty of {game} views?");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Digs the profile's open pits around `center`. Digging again on a resumed run changes
+/// nothing: the boxes depend on the centre only.
+fn dig_pits(pits: &PitConfig, game: &mut dyn LabelGame, center: [f64; 3]) -> Result<()> {
+    let mut cleared = 0u64;
+    for [lo, hi] in pits.boxes(center) {
+        cleared += game
+            .excavate(lo, hi)
+            .with_context(|| format!("cannot dig the pit {lo:?}..{hi:?}"))?;
+    }
+    tracing::info!("dug {} pits ({cleared} nodes cleared)", pits.count);
+    Ok(())
+}
+
+/// Frame `i` as taken, or `None` where it is dropped (the player moved while it was taken, or
+/// no view was found this time: the next frame draws another); any other failure ends the run.
+fn kept(taken: Result<LabeledFrame, AutoLabelError>, i: u64) -> Result<Option<LabeledFrame>> {
+    match taken {
+        Ok(f) => Ok(Some(f)),
+        Err(AutoLabelError::Moved(d)) => {
+            tracing::info!("frame {i}: the player moved {d:.2} nodes while it was taken; dropped");
+            Ok(None)
+        }
+        Err(e @ AutoLabelError::NoView(_)) => {
+            tracing::warn!("frame {i}: {e}");
+            Ok(None)
+        }
+        Err(e) => Err(e).with_context(|| format!("frame {i}")),
+    }
 }
 
 /// One labelled frame into the dataset: the record and the image first, the label last (a

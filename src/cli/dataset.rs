@@ -1,7 +1,7 @@
 //! `vistawise dataset import|split|merge|stats`: the YOLO dataset tools around annotation
 //! (see `vistawise::dataset::ops`, `vistawise::annotate::import` and docs/annotation.md).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
@@ -83,20 +83,7 @@ pub fn run(cmd: &DatasetCommand) -> Result<ExitCode> {
             dataset,
             json_dir,
             json,
-        } => {
-            let dir = json_dir.clone().unwrap_or_else(|| dataset.join("images"));
-            let classes = import::find_classes(dataset)?;
-            let s = import::import_dir(&dir, &classes)
-                .with_context(|| format!("import {}", dir.display()))?;
-            if *json {
-                println!("{}", serde_json::to_string(&s)?);
-            } else {
-                println!(
-                    "{} JSON files imported ({} boxes); {} label files changed",
-                    s.files, s.boxes, s.changed
-                );
-            }
-        }
+        } => import(dataset, json_dir.as_deref(), *json)?,
         DatasetCommand::Split {
             dataset,
             output,
@@ -132,28 +119,7 @@ pub fn run(cmd: &DatasetCommand) -> Result<ExitCode> {
             output,
             classes,
             json,
-        } => {
-            let fixed = match classes {
-                Some(p) => Some(read_data_yaml(p)?.names),
-                None => None,
-            };
-            let s = ops::merge(inputs, output, fixed.as_deref()).context("merge")?;
-            if *json {
-                println!("{}", serde_json::to_string(&s)?);
-            } else {
-                println!(
-                    "{} images ({} boxes, {} renamed), {} classes -> {}",
-                    s.images,
-                    s.boxes,
-                    s.renamed,
-                    s.classes.len(),
-                    output.display()
-                );
-                for (input, map) in inputs.iter().zip(&s.remap) {
-                    println!("  {}: class ids {:?}", input.display(), map);
-                }
-            }
-        }
+        } => merge(inputs, output, classes.as_deref(), *json)?,
         DatasetCommand::Stats {
             dataset,
             split,
@@ -174,8 +140,50 @@ pub fn run(cmd: &DatasetCommand) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `dataset import`: corrected X-AnyLabeling/LabelMe JSON back into YOLO label files.
+fn import(dataset: &Path, json_dir: Option<&Path>, json: bool) -> Result<()> {
+    let dir = json_dir.map_or_else(|| dataset.join("images"), Path::to_path_buf);
+    let classes = import::find_classes(dataset)?;
+    let s =
+        import::import_dir(&dir, &classes).with_context(|| format!("import {}", dir.display()))?;
+    if json {
+        println!("{}", serde_json::to_string(&s)?);
+    } else {
+        println!(
+            "{} JSON files imported ({} boxes); {} label files changed",
+            s.files, s.boxes, s.changed
+        );
+    }
+    Ok(())
+}
+
+/// `dataset merge`: datasets into one, class ids remapped (to `classes`' list where given).
+fn merge(inputs: &[PathBuf], output: &Path, classes: Option<&Path>, json: bool) -> Result<()> {
+    let fixed = match classes {
+        Some(p) => Some(read_data_yaml(p)?.names),
+        None => None,
+    };
+    let s = ops::merge(inputs, output, fixed.as_deref()).context("merge")?;
+    if json {
+        println!("{}", serde_json::to_string(&s)?);
+    } else {
+        println!(
+            "{} images ({} boxes, {} renamed), {} classes -> {}",
+            s.images,
+            s.boxes,
+            s.renamed,
+            s.classes.len(),
+            output.display()
+        );
+        for (input, map) in inputs.iter().zip(&s.remap) {
+            println!("  {}: class ids {:?}", input.display(), map);
+        }
+    }
+    Ok(())
+}
+
 /// The dataset's statistics as text: images, boxes per split and class, box sizes.
-fn print_stats(st: &ops::Stats, png: &std::path::Path) {
+fn print_stats(st: &ops::Stats, png: &Path) {
     println!(
         "{} images ({} without boxes), {} boxes",
         st.images, st.images_without_boxes, st.boxes

@@ -7,8 +7,8 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 use vistawise::dataset::yolo;
-use vistawise::perception::bootstrap::{self, Interval};
-use vistawise::perception::metrics::{ApMethod, EvalReport, Evaluator, Scored, Truth};
+use vistawise::eval::bootstrap::{self, Interval};
+use vistawise::eval::metrics::{ApMethod, EvalReport, Evaluator, Scored, Truth};
 use vistawise::perception::{DetectOptions, Detector, runtime};
 
 use super::AppContext;
@@ -151,15 +151,7 @@ pub fn run(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
     bar.finish_and_clear();
     let mut report = evaluator.report(&names);
     if let Some(resamples) = args.bootstrap {
-        let bar = super::progress_bar(
-            u64::from(resamples),
-            "bootstrap {bar:40} {pos}/{len} resamples  {elapsed}",
-        );
-        report.bootstrap =
-            bootstrap::bootstrap(&evaluator, resamples as usize, args.bootstrap_seed, || {
-                bar.inc(1)
-            });
-        bar.finish_and_clear();
+        report.bootstrap = intervals(&evaluator, resamples, args.bootstrap_seed);
     }
     let comparison = match (&args.compare, &other, args.bootstrap) {
         (Some(path), Some((_, other_evaluator)), Some(resamples)) => Some(eval_compare::compare(
@@ -176,25 +168,42 @@ pub fn run(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
         write_errors(args, dir, errors, conf)?;
     }
     if args.json {
-        let out = JsonReport {
-            model: &args.model,
-            model_sha256: super::sha256_file(&args.model)?,
-            dataset: &args.dataset,
-            split: &args.split,
-            only: &args.only,
-            min_conf: args.min_conf,
-            nms_iou: args.nms_iou,
-            report: &report,
-            compare: comparison.as_ref(),
-        };
-        println!("{}", serde_json::to_string_pretty(&out)?);
-        return Ok(ExitCode::SUCCESS);
-    }
-    print_table(&report, &split.images_dir, &args.only);
-    if let Some(c) = &comparison {
-        eval_compare::print_table(&report, &args.model, c);
+        print_json(args, &report, comparison.as_ref())?;
+    } else {
+        print_table(&report, &split.images_dir, &args.only);
+        if let Some(c) = &comparison {
+            eval_compare::print_table(&report, &args.model, c);
+        }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--bootstrap N`: the report's 95% intervals, with a progress bar.
+fn intervals(evaluator: &Evaluator, resamples: u32, seed: u64) -> Option<bootstrap::Bootstrap> {
+    let bar = super::progress_bar(
+        u64::from(resamples),
+        "bootstrap {bar:40} {pos}/{len} resamples  {elapsed}",
+    );
+    let intervals = bootstrap::bootstrap(evaluator, resamples as usize, seed, || bar.inc(1));
+    bar.finish_and_clear();
+    intervals
+}
+
+/// `--json`: the report with what it was measured on.
+fn print_json(args: &EvalArgs, report: &EvalReport, comparison: Option<&Comparison>) -> Result<()> {
+    let out = JsonReport {
+        model: &args.model,
+        model_sha256: super::sha256_file(&args.model)?,
+        dataset: &args.dataset,
+        split: &args.split,
+        only: &args.only,
+        min_conf: args.min_conf,
+        nms_iou: args.nms_iou,
+        report,
+        compare: comparison,
+    };
+    println!("{}", serde_json::to_string_pretty(&out)?);
+    Ok(())
 }
 
 /// A sample's image and its labelled boxes in pixels.

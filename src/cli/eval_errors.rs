@@ -8,10 +8,8 @@ use anyhow::{Context, Result};
 use image::{Rgb, RgbImage, imageops};
 use serde::Serialize;
 use vistawise::dataset::writer::write_atomic;
-use vistawise::perception::eval_errors::{
-    BACKGROUND_IOU, FalsePositiveKind, MATCH_IOU, image_errors,
-};
-use vistawise::perception::metrics::{Scored, Truth};
+use vistawise::eval::errors::{BACKGROUND_IOU, FalsePositiveKind, MATCH_IOU, image_errors};
+use vistawise::eval::metrics::{Scored, Truth};
 use vistawise::perception::overlay::{draw_label, draw_rect};
 
 /// Side of one crop on a contact sheet, in pixels.

@@ -170,13 +170,9 @@ fn all_set_assignments(parsed: &[String], args: &[String]) -> Vec<String> {
     }
 }
 
-pub fn run() -> Result<ExitCode> {
-    let cli = Cli::parse();
-    init_logging(cli.verbose);
-    if let Command::InputGuard = cli.command {
-        return input_guard::run();
-    }
-
+/// Every config override of this run, weakest first: the `--game` profile's `[settings]`, the
+/// environment's `VISTAWISE_*`, each `--set`, then the subcommand's own flags.
+fn collect_overrides(cli: &Cli) -> Result<Vec<Override>> {
     let mut overrides = match &cli.game {
         Some(game) => vistawise::config::game_settings(
             &PathBuf::from("config/games").join(format!("{game}.toml")),
@@ -211,6 +207,17 @@ pub fn run() -> Result<ExitCode> {
         | Command::Bench(_)
         | Command::InputGuard => Vec::new(),
     });
+    Ok(overrides)
+}
+
+pub fn run() -> Result<ExitCode> {
+    let cli = Cli::parse();
+    init_logging(cli.verbose);
+    if let Command::InputGuard = cli.command {
+        return input_guard::run();
+    }
+
+    let overrides = collect_overrides(&cli)?;
     let file = cli.config.clone().or_else(|| {
         let local = PathBuf::from("config/default.toml");
         local.is_file().then_some(local)

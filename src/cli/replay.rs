@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use vistawise::agent::decide::{Policy, Recorded};
+use vistawise::agent::pipeline::Parts;
 use vistawise::agent::replay::{self, StepDiff};
 use vistawise::agent::session::Session;
 use vistawise::perception::{Detector, runtime};
@@ -83,6 +84,38 @@ fn print_step(d: &StepDiff) {
     println!("step {}: {}", d.step, parts.join("; "));
 }
 
+/// The policy `--policy` names: the session's own answers, the planner, or the configured LLM.
+fn replay_policy<'s>(
+    choice: ReplayPolicyArg,
+    parts: &Parts,
+    session: &'s Session,
+) -> Result<Box<dyn Policy + 's>> {
+    Ok(match choice {
+        ReplayPolicyArg::Recorded => Box::new(Recorded { session }),
+        ReplayPolicyArg::Planner => Box::new(parts.planner()?),
+        ReplayPolicyArg::Llm => {
+            let client = LlmClient::new(&parts.config.llm)?;
+            let prices = PriceTable::load(&parts.config.llm.prices)?;
+            Box::new(LlmPolicy::new(client, prices, &parts.config.llm))
+        }
+    })
+}
+
+/// What the replayed LLM spent, over the steps it was asked (a step the success check decided
+/// asked nothing).
+fn llm_spent(diffs: &[StepDiff]) -> UsageSummary {
+    let asked: Vec<Spent> = diffs
+        .iter()
+        .filter(|d| d.usage.total() > 0)
+        .map(|d| Spent {
+            usage: d.usage,
+            seconds: d.policy_s,
+            cost_usd: d.cost_usd,
+        })
+        .collect();
+    UsageSummary::of(&asked)
+}
+
 pub fn run(ctx: &AppContext, args: &ReplayArgs) -> Result<ExitCode> {
     let session = Session::load(&args.session)
         .with_context(|| format!("cannot read session {}", args.session.display()))?;
@@ -104,15 +137,7 @@ pub fn run(ctx: &AppContext, args: &ReplayArgs) -> Result<ExitCode> {
     runtime::init(ctx.ort_lib().as_deref())?;
     let mut detector = Detector::load(&model, parts.config.detector.threads)?
         .with_input_size(parts.config.detector.input_size)?;
-    let mut policy: Box<dyn Policy + '_> = match args.policy {
-        ReplayPolicyArg::Recorded => Box::new(Recorded { session: &session }),
-        ReplayPolicyArg::Planner => Box::new(parts.planner()?),
-        ReplayPolicyArg::Llm => {
-            let client = LlmClient::new(&parts.config.llm)?;
-            let prices = PriceTable::load(&parts.config.llm.prices)?;
-            Box::new(LlmPolicy::new(client, prices, &parts.config.llm))
-        }
-    };
+    let mut policy = replay_policy(args.policy, &parts, &session)?;
     if !args.json {
         println!(
             "replaying {} ({} steps, task {}, recorded with the {} policy) with detector {}",
@@ -130,17 +155,7 @@ pub fn run(ctx: &AppContext, args: &ReplayArgs) -> Result<ExitCode> {
         }
     })?;
     let changed = diffs.iter().filter(|d| d.decision_changed()).count();
-    // The LLM's decisions only (a step the success check decided asked nothing).
-    let asked: Vec<Spent> = diffs
-        .iter()
-        .filter(|d| d.usage.total() > 0)
-        .map(|d| Spent {
-            usage: d.usage,
-            seconds: d.policy_s,
-            cost_usd: d.cost_usd,
-        })
-        .collect();
-    let spent = (args.policy == ReplayPolicyArg::Llm).then(|| UsageSummary::of(&asked));
+    let spent = (args.policy == ReplayPolicyArg::Llm).then(|| llm_spent(&diffs));
     if json {
         println!(
             "{}",

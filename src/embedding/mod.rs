@@ -2,6 +2,7 @@
 //! baseline uses them, and the long-term memories will.
 
 pub mod minilm;
+pub mod settings;
 pub mod wordpiece;
 
 pub use minilm::{EmbeddingError, SentenceEncoder, cosine};

@@ -132,7 +132,9 @@ mod tests {
         let line = text.lines().count() + 2;
         text.push_str("\n[planer]\nexplore = []\n");
         std::fs::write(&path, text).expect("write");
-        let err = ProfileFile::read(&path).expect_err("unknown section").to_string();
+        let err = ProfileFile::read(&path)
+            .expect_err("unknown section")
+            .to_string();
         assert!(err.contains("planer"), "{err}");
         assert!(err.contains(&format!("minetest.toml:{line}:")), "{err}");
     }
@@ -149,7 +151,11 @@ mod tests {
         assert_eq!(file.header_line("[b]"), 3);
         assert_eq!(file.key_line("[b]", "x"), 5);
         assert_eq!(file.key_line("[a]", "x"), 2);
-        assert_eq!(file.key_line("[a]", "y"), 1, "not in [a]: the header's line");
+        assert_eq!(
+            file.key_line("[a]", "y"),
+            1,
+            "not in [a]: the header's line"
+        );
         assert_eq!(file.header_line("[c]"), 1);
     }
 }

@@ -10,6 +10,7 @@ pub mod file;
 pub mod mcweb;
 pub mod minetest;
 pub mod profile;
+pub mod settings;
 
 pub use autolabel::LabelGame;
 pub use file::{ProfileFile, Sections};

@@ -5,6 +5,7 @@ pub mod embed;
 pub mod evaluate;
 pub mod graph;
 pub mod pool;
+pub mod settings;
 pub mod similarity;
 pub mod text;
 

@@ -23,6 +23,7 @@ pub mod experience;
 pub mod howto;
 pub mod plans;
 pub mod scripted;
+pub mod settings;
 pub mod text;
 
 use std::collections::BTreeSet;

@@ -1,16 +1,14 @@
 //! Perception: the YOLO detector (ONNX Runtime) and what its boxes mean for the agent.
 
 pub mod ascii_font;
-pub mod bootstrap;
 pub mod decode;
 pub mod detections;
 pub mod detector;
-pub mod eval_errors;
 pub mod letterbox;
-pub mod metrics;
 pub mod model_info;
 pub mod overlay;
 pub mod runtime;
+pub mod settings;
 pub mod stack_count;
 
 pub use decode::DetectOptions;

@@ -8,6 +8,7 @@ pub mod memory;
 pub mod planner;
 pub mod pricing;
 pub mod prompt;
+pub mod settings;
 pub mod subgoal;
 pub mod usage_summary;
 

@@ -198,7 +198,7 @@ fn interval(values: impl Iterator<Item = f64>) -> Interval {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::perception::metrics::{ApMethod, Scored, Truth};
+    use crate::eval::metrics::{ApMethod, Scored, Truth};
 
     fn truth(class_id: usize, x: f32) -> Truth {
         Truth {

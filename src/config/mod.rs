@@ -9,8 +9,18 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+// Each section belongs to the subsystem it configures; they are gathered here, where the layers
+// are merged and checked.
+pub use crate::agent::settings::{SafetyConfig, SessionConfig};
+pub use crate::embedding::settings::EmbeddingConfig;
+pub use crate::game::settings::{GameConfig, GuiScale};
+pub use crate::knowledge::settings::PoolingConfig;
+pub use crate::longterm::settings::MemoryConfig;
+pub use crate::perception::settings::{DetectorConfig, OnnxRuntimeConfig};
+pub use crate::policy::settings::{Constrain, LlmConfig, OutputMode};
+
 /// The built-in defaults; the same text as `config/default.toml` in the repository.
-pub const DEFAULT_TOML: &str = include_str!("../config/default.toml");
+pub const DEFAULT_TOML: &str = include_str!("../../config/default.toml");
 
 /// Environment variables `VISTAWISE_<SECTION>__<KEY>` override single keys.
 pub const ENV_PREFIX: &str = "VISTAWISE_";
@@ -36,180 +46,6 @@ pub struct Config {
     pub safety: SafetyConfig,
     #[serde(default)]
     pub session: SessionConfig,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct GameConfig {
-    pub profile: String,
-    pub window_title: String,
-    pub gui_scale: GuiScale,
-    /// Wait after an action before the next capture, so the frame shows what it changed.
-    pub settle_ms: u64,
-    /// How the game window's pixels are read.
-    pub capture: crate::capture::window::Transport,
-}
-
-/// `"auto"` or a fixed scale 1..=6.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GuiScale {
-    Fixed(u8),
-    Auto,
-}
-
-impl Serialize for GuiScale {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            GuiScale::Fixed(n) => s.serialize_u8(*n),
-            GuiScale::Auto => s.serialize_str("auto"),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for GuiScale {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Visitor;
-        impl serde::de::Visitor<'_> for Visitor {
-            type Value = GuiScale;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("\"auto\" or a GUI scale 1-6")
-            }
-            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<GuiScale, E> {
-                u8::try_from(v)
-                    .ok()
-                    .filter(|n| (1..=6).contains(n))
-                    .map(GuiScale::Fixed)
-                    .ok_or_else(|| E::custom(format!("GUI scale {v} is not 1-6")))
-            }
-            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<GuiScale, E> {
-                self.visit_i64(i64::try_from(v).unwrap_or(i64::MAX))
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<GuiScale, E> {
-                match v {
-                    "auto" => Ok(GuiScale::Auto),
-                    other => Err(E::custom(format!(
-                        "expected \"auto\" or a number 1-6, got \"{other}\""
-                    ))),
-                }
-            }
-        }
-        d.deserialize_any(Visitor)
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct DetectorConfig {
-    pub model: PathBuf,
-    pub confidence: f32,
-    pub iou: f32,
-    pub max_detections: usize,
-    pub threads: usize,
-    /// Longest input side for a dynamic-size model (0: the model's own export size).
-    pub input_size: u32,
-    pub k_w: f32,
-    pub k_h: f32,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct OnnxRuntimeConfig {
-    /// Empty means "search the usual places".
-    pub library: PathBuf,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum OutputMode {
-    Text,
-    Structured,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct LlmConfig {
-    pub base_url: String,
-    pub model: String,
-    pub api_key_env: String,
-    pub timeout_secs: u64,
-    pub max_retries: u32,
-    pub output_mode: OutputMode,
-    pub temperature: f32,
-    pub max_tokens: u32,
-    pub retry_backoff_ms: u64,
-    pub max_invalid_answers: u32,
-    pub constrain: Constrain,
-    /// Structured mode: the longest `reasoning` the schema or grammar lets the model write
-    /// (0: unbounded). A small model's reasoning string can loop to `max_tokens`.
-    pub reasoning_max_chars: u32,
-    /// The sub-goal policy asks the LLM again after this many steps on one goal without it
-    /// (0: never; the goal may be out of reach where the player is).
-    pub subgoal_max_steps: u32,
-    pub prompt_template: PathBuf,
-    pub prices: PathBuf,
-}
-
-/// How structured mode constrains the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Constrain {
-    /// OpenAI-style `response_format` with a JSON schema (OpenAI, vLLM, Ollama, llama-server).
-    JsonSchema,
-    /// llama.cpp's `grammar` field with a GBNF grammar (text answers ending in `Action: ...`).
-    Grammar,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct MemoryConfig {
-    pub recall_steps: usize,
-    /// Long-term memory modules (docs/memory.md): experiences, howto, plans, exemplars.
-    pub modules: Vec<crate::longterm::Module>,
-    /// Folder of the per-profile databases; empty: $XDG_DATA_HOME/vistawise/memory.
-    pub db_dir: PathBuf,
-    pub top_k: usize,
-    pub lambda_state: f32,
-    pub lambda_task: f32,
-    pub lambda_plan: f32,
-    pub max_revisions: u32,
-    pub predict_min_score: f32,
-    pub predict_plan_similarity: f32,
-    pub plan_match_distance: f32,
-    pub plan_merge_distance: f32,
-    pub max_plans: usize,
-    pub exemplar_k: usize,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct PoolingConfig {
-    pub max_path_length: usize,
-    pub max_paths: usize,
-    pub similarity_threshold: f32,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct EmbeddingConfig {
-    pub model_dir: PathBuf,
-    pub threads: usize,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct SafetyConfig {
-    pub max_steps: u64,
-    pub max_minutes: f64,
-    pub max_cost_usd: f64,
-    pub emergency_stop_key: String,
-    pub corner_stop_secs: f64,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct SessionConfig {
-    pub dir: PathBuf,
-    pub jpeg_quality: u8,
 }
 
 /// Section defaults come from the compiled-in `config/default.toml`, so that file stays the one
@@ -338,186 +174,11 @@ pub struct LoadedConfig {
 }
 
 /// `Ok` when `ok`, else the key and why.
-fn check(ok: bool, key: &str, reason: &str) -> Result<(), (String, String)> {
+pub(crate) fn check(ok: bool, key: &str, reason: &str) -> Result<(), (String, String)> {
     if ok {
         Ok(())
     } else {
         Err((key.to_string(), reason.to_string()))
-    }
-}
-
-impl GameConfig {
-    fn validate(&self) -> Result<(), (String, String)> {
-        check(
-            !self.profile.trim().is_empty()
-                && self
-                    .profile
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'),
-            "game.profile",
-            "must be a non-empty name of letters, digits, '-' or '_'",
-        )?;
-        check(
-            !self.window_title.trim().is_empty(),
-            "game.window_title",
-            "must not be empty",
-        )?;
-        if let GuiScale::Fixed(s) = self.gui_scale {
-            check(
-                (1..=6).contains(&s),
-                "game.gui_scale",
-                "must be \"auto\" or 1-6",
-            )?;
-        }
-        Ok(())
-    }
-}
-
-impl DetectorConfig {
-    fn validate(&self) -> Result<(), (String, String)> {
-        let d = self;
-        check(
-            !d.model.as_os_str().is_empty(),
-            "detector.model",
-            "must name an ONNX file",
-        )?;
-        check(
-            d.confidence > 0.0 && d.confidence < 1.0,
-            "detector.confidence",
-            "must be between 0 and 1 (exclusive)",
-        )?;
-        check(
-            d.iou > 0.0 && d.iou <= 1.0,
-            "detector.iou",
-            "must be in (0, 1]",
-        )?;
-        check(
-            (1..=10_000).contains(&d.max_detections),
-            "detector.max_detections",
-            "must be 1-10000",
-        )?;
-        check(
-            (1..=64).contains(&d.threads),
-            "detector.threads",
-            "must be 1-64",
-        )?;
-        check(
-            d.input_size == 0
-                || ((32..=4096).contains(&d.input_size) && d.input_size.is_multiple_of(32)),
-            "detector.input_size",
-            "must be 0 (the model's own size) or a multiple of 32 from 32 to 4096",
-        )?;
-        check(
-            d.k_w > 0.0 && d.k_w.is_finite(),
-            "detector.k_w",
-            "must be a positive number of pixels",
-        )?;
-        check(
-            d.k_h > 0.0 && d.k_h.is_finite(),
-            "detector.k_h",
-            "must be a positive number of pixels",
-        )?;
-        Ok(())
-    }
-}
-
-impl LlmConfig {
-    fn validate(&self) -> Result<(), (String, String)> {
-        let l = self;
-        check(
-            l.base_url.starts_with("http://") || l.base_url.starts_with("https://"),
-            "llm.base_url",
-            "must start with http:// or https://",
-        )?;
-        check(!l.model.trim().is_empty(), "llm.model", "must not be empty")?;
-        check(
-            !l.api_key_env.is_empty()
-                && l.api_key_env
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_'),
-            "llm.api_key_env",
-            "must be an environment variable NAME (letters, digits, '_'), not the key itself",
-        )?;
-        check(
-            (1..=3600).contains(&l.timeout_secs),
-            "llm.timeout_secs",
-            "must be 1-3600",
-        )?;
-        check(l.max_retries <= 20, "llm.max_retries", "must be 0-20")?;
-        check(
-            l.retry_backoff_ms <= 60_000,
-            "llm.retry_backoff_ms",
-            "must be 0-60000",
-        )?;
-        check(
-            l.max_invalid_answers <= 10,
-            "llm.max_invalid_answers",
-            "must be 0-10",
-        )?;
-        check(
-            l.reasoning_max_chars <= 20_000,
-            "llm.reasoning_max_chars",
-            "must be 0-20000 (0: unbounded)",
-        )?;
-        check(
-            l.subgoal_max_steps <= 10_000,
-            "llm.subgoal_max_steps",
-            "must be 0-10000 (0: never ask again before the goal is got)",
-        )?;
-        check(
-            (0.0..=2.0).contains(&l.temperature),
-            "llm.temperature",
-            "must be 0-2",
-        )?;
-        check(
-            (1..=32_768).contains(&l.max_tokens),
-            "llm.max_tokens",
-            "must be 1-32768",
-        )?;
-        Ok(())
-    }
-}
-
-impl MemoryConfig {
-    fn validate(&self) -> Result<(), (String, String)> {
-        check(
-            self.recall_steps <= 100,
-            "memory.recall_steps",
-            "must be 0-100",
-        )?;
-        let m = self;
-        check(
-            (1..=100).contains(&m.top_k),
-            "memory.top_k",
-            "must be 1-100",
-        )?;
-        for (v, key) in [
-            (m.lambda_state, "memory.lambda_state"),
-            (m.lambda_task, "memory.lambda_task"),
-            (m.lambda_plan, "memory.lambda_plan"),
-            (m.predict_min_score, "memory.predict_min_score"),
-            (m.predict_plan_similarity, "memory.predict_plan_similarity"),
-            (m.plan_match_distance, "memory.plan_match_distance"),
-            (m.plan_merge_distance, "memory.plan_merge_distance"),
-        ] {
-            check((0.0..=1.0).contains(&v), key, "must be 0-1")?;
-        }
-        check(
-            m.max_revisions <= 10,
-            "memory.max_revisions",
-            "must be 0-10",
-        )?;
-        check(
-            (1..=100_000).contains(&m.max_plans),
-            "memory.max_plans",
-            "must be 1-100000",
-        )?;
-        check(
-            (1..=10).contains(&m.exemplar_k),
-            "memory.exemplar_k",
-            "must be 1-10",
-        )?;
-        Ok(())
     }
 }
 
@@ -646,62 +307,10 @@ impl Config {
         self.detector.validate()?;
         self.llm.validate()?;
         self.memory.validate()?;
-        check(
-            (1..=64).contains(&self.pooling.max_path_length),
-            "pooling.max_path_length",
-            "must be 1-64",
-        )?;
-        check(
-            (1..=10_000_000).contains(&self.pooling.max_paths),
-            "pooling.max_paths",
-            "must be 1-10000000",
-        )?;
-        check(
-            (-1.0..=1.0).contains(&self.pooling.similarity_threshold),
-            "pooling.similarity_threshold",
-            "must be a cosine similarity in [-1, 1]",
-        )?;
-        check(
-            !self.embedding.model_dir.as_os_str().is_empty(),
-            "embedding.model_dir",
-            "must name a folder",
-        )?;
-        check(
-            (1..=64).contains(&self.embedding.threads),
-            "embedding.threads",
-            "must be 1-64",
-        )?;
-        let s = &self.safety;
-        check(
-            s.max_minutes >= 0.0 && s.max_minutes.is_finite(),
-            "safety.max_minutes",
-            "must be >= 0 (0 = no limit)",
-        )?;
-        check(
-            s.max_cost_usd >= 0.0 && s.max_cost_usd.is_finite(),
-            "safety.max_cost_usd",
-            "must be >= 0 (0 = no limit)",
-        )?;
-        check(
-            !s.emergency_stop_key.trim().is_empty(),
-            "safety.emergency_stop_key",
-            "must name a key (e.g. F12)",
-        )?;
-        check(
-            s.corner_stop_secs > 0.0 && s.corner_stop_secs <= 60.0,
-            "safety.corner_stop_secs",
-            "must be in (0, 60]",
-        )?;
-        check(
-            !self.session.dir.as_os_str().is_empty(),
-            "session.dir",
-            "must not be empty",
-        )?;
-        check(
-            (1..=100).contains(&self.session.jpeg_quality),
-            "session.jpeg_quality",
-            "must be 1-100",
-        )?;
+        self.pooling.validate()?;
+        self.embedding.validate()?;
+        self.safety.validate()?;
+        self.session.validate()?;
         Ok(())
     }
 

@@ -8,8 +8,8 @@
 
 use serde::Serialize;
 
-use super::decode::iou;
 use super::metrics::{Matching, Scored, Truth};
+use crate::perception::decode::iou;
 
 /// IoU at which a prediction counts as finding a truth (AP50, precision and recall).
 pub const MATCH_IOU: f32 = 0.5;

@@ -1,0 +1,76 @@
+//! `[detector]` and `[onnxruntime]` of the config.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::check;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DetectorConfig {
+    pub model: PathBuf,
+    pub confidence: f32,
+    pub iou: f32,
+    pub max_detections: usize,
+    pub threads: usize,
+    /// Longest input side for a dynamic-size model (0: the model's own export size).
+    pub input_size: u32,
+    pub k_w: f32,
+    pub k_h: f32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct OnnxRuntimeConfig {
+    /// Empty means "search the usual places".
+    pub library: PathBuf,
+}
+
+impl DetectorConfig {
+    pub(crate) fn validate(&self) -> Result<(), (String, String)> {
+        let d = self;
+        check(
+            !d.model.as_os_str().is_empty(),
+            "detector.model",
+            "must name an ONNX file",
+        )?;
+        check(
+            d.confidence > 0.0 && d.confidence < 1.0,
+            "detector.confidence",
+            "must be between 0 and 1 (exclusive)",
+        )?;
+        check(
+            d.iou > 0.0 && d.iou <= 1.0,
+            "detector.iou",
+            "must be in (0, 1]",
+        )?;
+        check(
+            (1..=10_000).contains(&d.max_detections),
+            "detector.max_detections",
+            "must be 1-10000",
+        )?;
+        check(
+            (1..=64).contains(&d.threads),
+            "detector.threads",
+            "must be 1-64",
+        )?;
+        check(
+            d.input_size == 0
+                || ((32..=4096).contains(&d.input_size) && d.input_size.is_multiple_of(32)),
+            "detector.input_size",
+            "must be 0 (the model's own size) or a multiple of 32 from 32 to 4096",
+        )?;
+        check(
+            d.k_w > 0.0 && d.k_w.is_finite(),
+            "detector.k_w",
+            "must be a positive number of pixels",
+        )?;
+        check(
+            d.k_h > 0.0 && d.k_h.is_finite(),
+            "detector.k_h",
+            "must be a positive number of pixels",
+        )?;
+        Ok(())
+    }
+}
