@@ -77,11 +77,10 @@ impl LongTerm {
             && self.memory.lacks_howto(item, kg).unwrap_or(false)
         {
             self.asked.insert(item.clone());
-            let options = howto::options(&parts.config.llm, item);
             let asked = until_stopped(
                 runtime,
                 stop,
-                teacher.chat(&howto::question(kg, item), &options),
+                howto::ask(teacher, &parts.config.llm, kg, item),
             );
             match asked {
                 None => tracing::info!("stopped while asking the teacher about {item}"),

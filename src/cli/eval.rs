@@ -100,22 +100,12 @@ pub fn run(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
     }
     let conf = args.conf.unwrap_or(ctx.config().detector.confidence);
     let split = open_samples(args)?;
-    runtime::init(ctx.ort_lib().as_deref())?;
-    let mut detector = Detector::load(&args.model, ctx.config().detector.threads)?
-        .with_input_size(ctx.config().detector.input_size)?;
+    let mut detector = load_detector(ctx, args, split.class_names.as_deref())?;
     let names = detector.info().class_names.clone();
     let other = match &args.compare {
         Some(path) => Some(load_compared(ctx, args, path, &names)?),
         None => None,
     };
-    if let Some(data_names) = &split.class_names
-        && data_names != &names
-    {
-        bail!(
-            "the dataset's classes do not match the model's (ids must mean the same class):\n  \
-             dataset: {data_names:?}\n  model:   {names:?}"
-        );
-    }
     // Every box down to --min-conf: the metrics sweep the confidence themselves.
     let opts = DetectOptions {
         confidence: args.min_conf,
@@ -176,6 +166,27 @@ pub fn run(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The evaluated detector, whose classes must be the dataset's (where its data.yaml names them).
+fn load_detector(
+    ctx: &AppContext,
+    args: &EvalArgs,
+    data_names: Option<&[String]>,
+) -> Result<Detector> {
+    runtime::init(ctx.ort_lib().as_deref())?;
+    let detector = Detector::load(&args.model, ctx.config().detector.threads)?
+        .with_input_size(ctx.config().detector.input_size)?;
+    let names = &detector.info().class_names;
+    if let Some(data_names) = data_names
+        && data_names != names.as_slice()
+    {
+        bail!(
+            "the dataset's classes do not match the model's (ids must mean the same class):\n  \
+             dataset: {data_names:?}\n  model:   {names:?}"
+        );
+    }
+    Ok(detector)
 }
 
 /// `--bootstrap N`: the report's 95% intervals, with a progress bar.
@@ -276,7 +287,7 @@ fn error_collector(
     args: &EvalArgs,
     conf: f32,
     names: &[String],
-) -> Result<Option<super::eval_errors::ErrorCollector>> {
+) -> Result<Option<vistawise::eval::report::ErrorCollector>> {
     let error_classes = args
         .errors_class
         .iter()
@@ -291,7 +302,7 @@ fn error_collector(
     };
     std::fs::create_dir_all(dir)
         .with_context(|| format!("cannot create the errors folder {}", dir.display()))?;
-    Ok(Some(super::eval_errors::ErrorCollector::new(
+    Ok(Some(vistawise::eval::report::ErrorCollector::new(
         conf,
         names,
         &error_classes,
@@ -303,10 +314,10 @@ fn error_collector(
 fn write_errors(
     args: &EvalArgs,
     dir: &std::path::Path,
-    errors: super::eval_errors::ErrorCollector,
+    errors: vistawise::eval::report::ErrorCollector,
     conf: f32,
 ) -> Result<()> {
-    let source = super::eval_errors::Source {
+    let source = vistawise::eval::report::Source {
         model: &args.model,
         dataset: &args.dataset,
         split: &args.split,

@@ -225,15 +225,6 @@ fn block_on<F: std::future::Future>(f: F) -> Result<F::Output> {
         .block_on(f))
 }
 
-fn answer_text(c: vistawise::policy::llm_client::Completion) -> String {
-    c.response
-        .choices
-        .into_iter()
-        .next()
-        .and_then(|ch| ch.message.content)
-        .unwrap_or_default()
-}
-
 fn howto_cmd(ctx: &AppContext, item: &str, ask: bool, graph: &GraphArgs) -> Result<ExitCode> {
     let (kg, _) = super::kg::load(ctx, graph)?;
     let Some(node) = kg.node(item) else {
@@ -251,10 +242,9 @@ fn howto_cmd(ctx: &AppContext, item: &str, ask: bool, graph: &GraphArgs) -> Resu
     }
     let config = ctx.config();
     let client = LlmClient::new(&config.llm)?;
-    let options = howto::options(&config.llm, &item);
-    let answer = answer_text(block_on(
-        client.chat(&howto::question(&kg, &item), &options),
-    )??);
+    let answer = block_on(howto::ask(&client, &config.llm, &kg, &item))??
+        .response
+        .text();
     match howto::parse_answer(&answer, &item) {
         Ok(h) => {
             let id = howto::store(&db, &h)?;
@@ -309,7 +299,7 @@ fn explore(ctx: &AppContext, args: &ExploreArgs) -> Result<ExitCode> {
         ..ChatOptions::default()
     };
     let messages = [vistawise::policy::ChatMessage::user(prompt)];
-    let answer = answer_text(block_on(client.chat(&messages, &options))??);
+    let answer = block_on(client.chat(&messages, &options))??.response.text();
     match exemplars::parse_proposal(&answer) {
         Ok(p) => {
             println!("{}", serde_json::to_string_pretty(&p)?);

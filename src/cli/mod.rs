@@ -11,7 +11,6 @@ mod detector_flags;
 mod doctor;
 mod eval;
 mod eval_compare;
-mod eval_errors;
 mod input_guard;
 mod kg;
 mod memory;

@@ -1,7 +1,8 @@
 //! Detector evaluation: average precision the COCO or the Ultralytics way ([`metrics`]), its
 //! percentile-bootstrap intervals and paired comparisons of two detectors ([`bootstrap`]), and
-//! each image's false positives and misses, by kind ([`errors`]). `vistawise eval` reports them.
+//! each image's false positives and misses, by kind ([`errors`]), written out as a file and contact sheets ([`report`]). `vistawise eval` reports them.
 
 pub mod bootstrap;
 pub mod errors;
 pub mod metrics;
+pub mod report;

@@ -12,8 +12,9 @@ use serde::{Deserialize, Serialize};
 use super::db::Db;
 use super::{MemoryError, Query, text};
 use crate::knowledge::{KnowledgeGraph, Relation};
+use crate::policy::llm_client::{Completion, LlmError};
 use crate::policy::llm_policy::answers_in_json;
-use crate::policy::{ChatMessage, ChatOptions, constrain};
+use crate::policy::{ChatMessage, ChatOptions, LlmClient, constrain};
 
 pub const MODULE: &str = "howto";
 
@@ -84,6 +85,17 @@ pub fn question(kg: &KnowledgeGraph, item: &str) -> Vec<ChatMessage> {
             facts.join("\n")
         }
     ))]
+}
+
+/// Asks `teacher` how to get `item`: [`question`] under [`options`], the one way play and
+/// `vistawise memory howto --ask` ask it.
+pub async fn ask(
+    teacher: &LlmClient,
+    llm: &crate::config::LlmConfig,
+    kg: &KnowledgeGraph,
+    item: &str,
+) -> Result<Completion, LlmError> {
+    teacher.chat(&question(kg, item), &options(llm, item)).await
 }
 
 /// The options the teacher is asked with: `llm.max_tokens` and `llm.temperature`, and where the

@@ -1,16 +1,39 @@
-//! `vistawise eval --errors DIR`: every false positive and miss at the chosen confidence, as
+//! The error report of `vistawise eval --errors DIR`: every false positive and miss at the chosen confidence, as
 //! `errors.json` and as two contact sheets (`false_positives.png`, `misses.png`) to look at.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
 use image::{Rgb, RgbImage, imageops};
 use serde::Serialize;
-use vistawise::dataset::writer::write_atomic;
-use vistawise::eval::errors::{BACKGROUND_IOU, FalsePositiveKind, MATCH_IOU, image_errors};
-use vistawise::eval::metrics::{Scored, Truth};
-use vistawise::perception::overlay::{draw_label, draw_rect};
+
+use super::errors::{BACKGROUND_IOU, FalsePositiveKind, MATCH_IOU, image_errors};
+use super::metrics::{Scored, Truth};
+use crate::dataset::writer::{WriteError, write_atomic};
+use crate::perception::overlay::{draw_label, draw_rect};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("cannot read image {path}: {source}")]
+    ReadImage {
+        path: PathBuf,
+        source: image::ImageError,
+    },
+    #[error("cannot encode {path}: {source}")]
+    Encode {
+        path: PathBuf,
+        source: image::ImageError,
+    },
+    #[error("cannot render {path}: {source}")]
+    Json {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    #[error(transparent)]
+    Write(#[from] WriteError),
+}
+
+type Result<T> = std::result::Result<T, ReportError>;
 
 /// Side of one crop on a contact sheet, in pixels.
 const CELL: u32 = 200;
@@ -224,8 +247,11 @@ impl ErrorCollector {
             misses: &self.misses,
         };
         let json_path = dir.join("errors.json");
-        write_atomic(&json_path, serde_json::to_string_pretty(&file)?.as_bytes())
-            .with_context(|| format!("cannot write {}", json_path.display()))?;
+        let json = serde_json::to_string_pretty(&file).map_err(|source| ReportError::Json {
+            path: json_path.clone(),
+            source,
+        })?;
+        write_atomic(&json_path, json.as_bytes())?;
 
         let fp_cells = self
             .false_positives
@@ -311,7 +337,10 @@ fn crop_cell(
     mark: impl FnOnce(&mut CellView),
 ) -> Result<RgbImage> {
     let frame = image::open(image)
-        .with_context(|| format!("cannot read image {}", image.display()))?
+        .map_err(|source| ReportError::ReadImage {
+            path: image.to_path_buf(),
+            source,
+        })?
         .to_rgb8();
     let (fw, fh) = (frame.width() as f32, frame.height() as f32);
     let side = ((focus[2] - focus[0]).max(focus[3] - focus[1]) * 1.6 + 40.0)
@@ -352,6 +381,9 @@ fn save_sheet(cells: &[RgbImage], path: &Path) -> Result<()> {
     let mut bytes = std::io::Cursor::new(Vec::new());
     sheet
         .write_to(&mut bytes, image::ImageFormat::Png)
-        .with_context(|| format!("cannot encode {}", path.display()))?;
-    write_atomic(path, bytes.get_ref()).with_context(|| format!("cannot write {}", path.display()))
+        .map_err(|source| ReportError::Encode {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    Ok(write_atomic(path, bytes.get_ref())?)
 }
