@@ -213,26 +213,7 @@ impl ErrorCollector {
         for (i, m) in self.misses.iter_mut().enumerate() {
             m.rank = i + 1;
         }
-        let mut counts: BTreeMap<String, ClassCounts> = BTreeMap::new();
-        let mut summary = Summary {
-            false_positives: FalsePositiveKind::ALL
-                .iter()
-                .map(|k| (k.name(), 0))
-                .collect(),
-            misses: self.misses.len(),
-        };
-        for f in &self.false_positives {
-            *counts
-                .entry(f.class.clone())
-                .or_default()
-                .false_positives
-                .entry(f.kind.name())
-                .or_default() += 1;
-            *summary.false_positives.entry(f.kind.name()).or_default() += 1;
-        }
-        for m in &self.misses {
-            counts.entry(m.class.clone()).or_default().misses += 1;
-        }
+        let (counts, summary) = self.tally();
         let file = ErrorsFile {
             model: source.model,
             dataset: source.dataset,
@@ -253,6 +234,37 @@ impl ErrorCollector {
         })?;
         write_atomic(&json_path, json.as_bytes())?;
 
+        self.sheets(dir, sheet_max)?;
+        Ok(summary)
+    }
+
+    /// The counts per class and kind, and their sum.
+    fn tally(&self) -> (BTreeMap<String, ClassCounts>, Summary) {
+        let mut counts: BTreeMap<String, ClassCounts> = BTreeMap::new();
+        let mut summary = Summary {
+            false_positives: FalsePositiveKind::ALL
+                .iter()
+                .map(|k| (k.name(), 0))
+                .collect(),
+            misses: self.misses.len(),
+        };
+        for f in &self.false_positives {
+            *counts
+                .entry(f.class.clone())
+                .or_default()
+                .false_positives
+                .entry(f.kind.name())
+                .or_default() += 1;
+            *summary.false_positives.entry(f.kind.name()).or_default() += 1;
+        }
+        for m in &self.misses {
+            counts.entry(m.class.clone()).or_default().misses += 1;
+        }
+        (counts, summary)
+    }
+
+    /// The two contact sheets, up to `sheet_max` crops each, in rank order.
+    fn sheets(&self, dir: &Path, sheet_max: usize) -> Result<()> {
         let fp_cells = self
             .false_positives
             .iter()
@@ -293,7 +305,7 @@ impl ErrorCollector {
             })
             .collect::<Result<Vec<_>>>()?;
         save_sheet(&miss_cells, &dir.join("misses.png"))?;
-        Ok(summary)
+        Ok(())
     }
 }
 
