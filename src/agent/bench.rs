@@ -10,17 +10,19 @@ use std::time::Instant;
 use image::RgbImage;
 use serde::Serialize;
 
-use super::pipeline::{self, Parts, Seen, StepHead, ms_since};
+use super::decide::Asker;
+use super::long_term::LongTerm;
+use super::pipeline::{Parts, ms_since};
 use super::report::median;
-use super::session::{Line, Recorder, SessionError, StageMs};
-use super::success::SuccessCheck;
+use super::session::{Line, Recorder, SessionError};
+use super::step::{Agent, LlmFailure, StepError};
 use crate::capture::frame::CaptureError;
 use crate::capture::window::{PixelPath, WindowCapture};
 use crate::capture::x11::FrameWindow;
 use crate::perception::detector::PreparedInput;
 use crate::perception::{Detector, DetectorError};
-use crate::policy::MemoryStack;
 use crate::policy::planner::Planner;
+use crate::skills::{ActResult, StopFlag};
 
 #[derive(Debug, thiserror::Error)]
 pub enum BenchError {
@@ -32,6 +34,20 @@ pub enum BenchError {
     Session(#[from] SessionError),
     #[error("no frames to play: {0}")]
     NoFrames(String),
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(String),
+    /// Never from the planner, which asks no LLM.
+    #[error(transparent)]
+    Decide(#[from] super::decide::DecideError),
+}
+
+impl From<StepError> for BenchError {
+    fn from(e: StepError) -> Self {
+        match e {
+            StepError::Detector(e) => BenchError::Detector(e),
+            StepError::Decide(e) => BenchError::Decide(e),
+        }
+    }
 }
 
 /// Where a step's pixels come from.
@@ -138,10 +154,20 @@ pub fn run(
     for _ in 0..warmup {
         with.detector.infer(&input)?;
     }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .map_err(|e| BenchError::Runtime(e.to_string()))?;
+    let StepParts {
+        parts,
+        detector,
+        planner,
+        recorder,
+    } = with;
+    let mut long_term = LongTerm::disabled(&parts.config.memory);
     let mut bench = Bench {
-        with,
-        memory: MemoryStack::default(),
-        success: SuccessCheck::default(),
+        agent: Agent::new(parts, detector, planner, &mut long_term, LlmFailure::Error),
+        recorder,
+        runtime,
         started: Instant::now(),
         samples: Samples::new(steps),
         frame_size: (first.width(), first.height()),
@@ -176,12 +202,13 @@ impl Samples {
     }
 }
 
-/// The bench under way: the parts, the loop's own state from step to step (the memory stack,
-/// the success check), and the samples so far.
+/// The bench under way: the agent (the planner its policy), the throw-away session, and the
+/// samples so far.
 struct Bench<'a> {
-    with: StepParts<'a>,
-    memory: MemoryStack,
-    success: SuccessCheck,
+    agent: Agent<'a>,
+    recorder: &'a mut Recorder,
+    /// The planner asks no LLM; the agent's step takes a runtime all the same.
+    runtime: tokio::runtime::Runtime,
     started: Instant,
     samples: Samples,
     /// The last step's frame size.
@@ -197,79 +224,46 @@ impl Bench<'_> {
         source: &RgbImage,
         pixels: &mut Pixels,
     ) -> Result<(), BenchError> {
-        let StepParts {
-            parts,
-            detector,
-            planner,
-            recorder,
-        } = &mut self.with;
-        let parts = *parts;
         let s = &mut self.samples;
         let t = Instant::now();
-        detector.infer(input)?;
+        self.agent.detector().infer(input)?;
         s.floor.push(ms_since(t));
         let (frame, capture_ms, differs) = pixels.frame(source)?;
         s.capture_mismatches += usize::from(differs);
-        s.stages[0].push(capture_ms);
         self.frame_size = (frame.width(), frame.height());
-        let step = i as u64 + 1;
+        let number = i as u64 + 1;
         let frame = Arc::new(frame);
-        let pending = recorder.save_frame_in_background(step, frame.clone());
+        let pending = self
+            .recorder
+            .save_frame_in_background(number, frame.clone());
 
-        let Seen {
-            detections,
-            perception,
-            graph,
-            verdict,
-            detect_ms: detect,
-            detector_ms,
-            graph_ms,
-        } = pipeline::see(parts, detector, &mut self.success, &frame)?;
-        for (k, v) in detector_ms.iter().enumerate() {
-            s.stages[1 + k].push(*v);
+        let never = StopFlag::default();
+        let asker = Asker {
+            runtime: &self.runtime,
+            stop: &never,
+        };
+        let mut step = self.agent.step(number, &frame, &asker)?;
+        step.stage_ms.capture = capture_ms;
+        let m = &step.stage_ms;
+        let detector_ms = m.letterbox + m.inference + m.decode;
+        let stages = [
+            m.capture,
+            m.letterbox,
+            m.inference,
+            m.decode,
+            m.detect - detector_ms,
+            m.graph,
+            m.prompt,
+            m.policy,
+        ];
+        for (k, v) in stages.into_iter().enumerate() {
+            s.stages[k].push(v);
         }
-        s.stages[4].push(detect - detector_ms.iter().sum::<f64>());
-        s.stages[5].push(graph_ms);
-
-        let t = Instant::now();
-        let (prompt, prompt_tokens) =
-            pipeline::build_prompt_with(parts, &perception, &graph, &self.memory, "");
-        s.stages[6].push(ms_since(t));
-
-        let t = Instant::now();
-        let decision = super::decide::planner_decision(parts, planner, &perception, &graph);
-        s.stages[7].push(ms_since(t));
 
         let t = Instant::now();
         let (frame_file, took) = pending.wait()?;
-        let stage_ms = StageMs {
-            capture: capture_ms,
-            detect,
-            letterbox: detector_ms[0],
-            inference: detector_ms[1],
-            decode: detector_ms[2],
-            graph: graph_ms,
-            prompt: s.stages[6][i],
-            policy: s.stages[7][i],
-            act: 0.0,
-        };
-        let record = pipeline::step_record(
-            StepHead {
-                step,
-                t: self.started.elapsed().as_secs_f64(),
-                frame: frame_file,
-                frame_w: self.frame_size.0,
-                frame_h: self.frame_size.1,
-                stage_ms,
-                success_note: verdict.note(),
-            },
-            detections,
-            &perception,
-            &graph,
-            (prompt, prompt_tokens),
-            &decision,
-        );
-        recorder.append(&Line::Step(Box::new(record)))?;
+        let record = step.record(frame_file, self.started.elapsed().as_secs_f64());
+        self.recorder.append(&Line::Step(Box::new(record)))?;
         s.stages[8].push(ms_since(t));
         s.writer.push(took.as_secs_f64() * 1e3);
         let total: f64 = s.stages[..9].iter().map(|v| v[i]).sum();
@@ -278,10 +272,7 @@ impl Bench<'_> {
             .push((total - s.floor[i]) / s.floor[i].max(f64::MIN_POSITIVE));
 
         // The planner goes on as if its call had run, so the prompt's memory grows as in play.
-        if let Some(action) = decision.action {
-            self.memory.push(step, action.call, &action.reasoning);
-            self.memory.set_outcome("dry run: nothing sent");
-        }
+        self.agent.acted(&step, Some(&ActResult::DryRun));
         Ok(())
     }
 

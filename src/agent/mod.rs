@@ -1,8 +1,9 @@
-//! The agent: the loop that plays (`play`), the session recording around it, replay of recorded
-//! sessions, and the session report.
+//! The agent: one step over a frame (`step`), the drivers around it (`play` on the game window,
+//! `replay` on a recorded session, `bench`), the session recording, and the session report.
 
 pub mod bench;
 pub mod decide;
+pub mod long_term;
 pub mod pipeline;
 pub mod play;
 pub mod policy_eval;
@@ -11,4 +12,5 @@ pub mod report;
 pub mod scripted;
 pub mod session;
 pub mod settings;
+pub mod step;
 pub mod success;

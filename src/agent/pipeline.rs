@@ -1,5 +1,5 @@
-//! One step's pipeline from a frame to a validated action, shared by `play` and `replay`:
-//! detect -> split -> embed -> pool -> prompt; the policy (`decide`) and validation.
+//! The stages of one step (`step::Agent` runs them in order): detect -> split -> embed -> pool
+//! -> prompt, and the validation of a policy's call.
 
 use std::collections::BTreeSet;
 use std::time::Instant;
@@ -7,7 +7,7 @@ use std::time::Instant;
 use image::RgbImage;
 use petgraph::graph::NodeIndex;
 
-use super::session::{StageMs, StepRecord, Validation};
+use super::session::Validation;
 use super::success::{SuccessCheck, Verdict};
 use crate::config::Config;
 use crate::game::GameProfile;
@@ -413,58 +413,6 @@ impl Decision {
             (Some(a), Some(b)) => Some(a + b),
             _ => None,
         };
-    }
-}
-
-/// What a step's line says besides what it saw and decided.
-pub struct StepHead {
-    pub step: u64,
-    /// Seconds since the session started.
-    pub t: f64,
-    /// The frame's file, relative to the session folder.
-    pub frame: String,
-    pub frame_w: u32,
-    pub frame_h: u32,
-    pub stage_ms: StageMs,
-    pub success_note: Option<String>,
-}
-
-/// A step's line: what it saw (`perception`, `graph`), asked (`prompt` and its tokens) and
-/// decided.
-pub fn step_record(
-    head: StepHead,
-    detections: Vec<Detection>,
-    perception: &Perception,
-    graph: &GraphView,
-    (prompt, prompt_tokens): (String, usize),
-    decision: &Decision,
-) -> StepRecord {
-    StepRecord {
-        step: head.step,
-        t: head.t,
-        frame: head.frame,
-        frame_w: head.frame_w,
-        frame_h: head.frame_h,
-        detections,
-        perception: perception.clone(),
-        knowledge: graph.text.knowledge.clone(),
-        inventory: graph.text.inventory.clone(),
-        environment: graph.text.environment.clone(),
-        prompt,
-        prompt_tokens,
-        attempts: decision.attempts.clone(),
-        reasoning: decision.reasoning.clone(),
-        action: decision.action.as_ref().map(|a| a.call.clone()),
-        validation: decision.validation.clone(),
-        events: decision
-            .action
-            .as_ref()
-            .map(|a| a.events.clone())
-            .unwrap_or_default(),
-        usage: decision.usage,
-        cost_usd: decision.cost_usd,
-        stage_ms: head.stage_ms,
-        success_note: head.success_note,
     }
 }
 

@@ -1,6 +1,6 @@
-//! `vistawise play`: the agent loop. Take a frame (`capture::source`), detect, embed, pool,
-//! prompt (`pipeline`), ask the policy (`decide`), record the step (flushed before anything
-//! moves), act (`skills`), remember.
+//! `vistawise play`: the agent loop. Take a frame (`capture::source`), the agent's step on it
+//! (`step`: detect, embed, pool, prompt, decide), record the step (flushed before anything
+//! moves), act (`skills`), tell the agent what the action did.
 //! It ends on success (the target in the inventory), on the step/time/cost limits, on the
 //! emergency stop or Ctrl-C, always with held input released and the session closed.
 
@@ -9,117 +9,17 @@ use std::time::{Duration, Instant};
 use crate::capture::frame::CaptureError;
 use crate::capture::source::{FrameSource, SourcedFrame};
 use crate::capture::windows::WindowInfo;
-use crate::longterm::{LongTermMemory, Query, Tracker, TrackerEvent, episode, howto};
 use crate::perception::{Detector, DetectorError};
-use crate::policy::{LlmClient, MemoryStack};
 use crate::skills::{
     ActResult, EnigoBackend, Executed, InputError, StopFlag, StopReason, WindowRect, execute,
 };
 
-use super::decide::{self, Asker, DecideError, Observation, Policy, until_stopped};
-use super::pipeline::{self, Decision, Parts, Seen, StepHead, ms_since};
+use super::decide::{Asker, Policy};
+pub use super::long_term::LongTerm;
+use super::pipeline::{Parts, ms_since};
 use super::session::{Line, Meta, Outcome, Recorder, SessionError, StageMs};
-use super::success::{SuccessCheck, Verdict};
-
-/// The long-term memory of a play session: the selected modules, the teacher the how-to memory
-/// asks (the LLM endpoint), and what the episode has done so far.
-pub struct LongTerm {
-    pub memory: LongTermMemory,
-    pub teacher: Option<LlmClient>,
-    tracker: Tracker,
-    asked: std::collections::BTreeSet<String>,
-}
-
-impl LongTerm {
-    pub fn new(memory: LongTermMemory, teacher: Option<LlmClient>, goal: &str) -> Self {
-        LongTerm {
-            memory,
-            teacher,
-            tracker: Tracker::new(goal),
-            asked: Default::default(),
-        }
-    }
-
-    /// No module: the loop behaves as without long-term memory.
-    pub fn disabled(config: &crate::config::MemoryConfig) -> Self {
-        Self::new(LongTermMemory::disabled(config), None, "")
-    }
-
-    fn store(&mut self, events: Vec<TrackerEvent>, kg: &crate::knowledge::KnowledgeGraph) {
-        for ev in events {
-            if let Err(e) = self.memory.store(&ev, kg) {
-                tracing::warn!("long-term memory: cannot store: {e}");
-            }
-        }
-    }
-
-    /// One step: store what finished, ask the teacher when the sub-goal has no how-to, and
-    /// render the `{long_term_memory}` text. Memory errors are logged, never fatal. Returns
-    /// the text and the teacher's tokens.
-    pub fn step(
-        &mut self,
-        parts: &Parts,
-        q: &Query,
-        runtime: &tokio::runtime::Runtime,
-        stop: &StopFlag,
-    ) -> (String, u64) {
-        if self.memory.is_empty() {
-            return (String::new(), 0);
-        }
-        let kg = &parts.kg;
-        let events = self.tracker.observe(q, &|plan: &str, before: &Query| {
-            episode::missing_tool(kg, plan, &before.inventory)
-        });
-        self.store(events, kg);
-        let mut tokens = 0;
-        if let (Some(item), Some(teacher)) = (&q.subgoal, &self.teacher)
-            && !self.asked.contains(item)
-            && self.memory.lacks_howto(item, kg).unwrap_or(false)
-        {
-            self.asked.insert(item.clone());
-            let asked = until_stopped(
-                runtime,
-                stop,
-                howto::ask(teacher, &parts.config.llm, kg, item),
-            );
-            match asked {
-                None => tracing::info!("stopped while asking the teacher about {item}"),
-                Some(Ok(c)) => {
-                    if let Some(u) = c.response.usage() {
-                        tokens = u.total();
-                    }
-                    let answer = c.response.text();
-                    match self.memory.store_howto(item, &answer) {
-                        Ok(Ok(id)) => tracing::info!("how-to for {item} stored as entry {id}"),
-                        Ok(Err(e)) => tracing::warn!("how-to for {item} refused: {e}"),
-                        Err(e) => tracing::warn!("long-term memory: {e}"),
-                    }
-                }
-                Some(Err(e)) => tracing::warn!("the teacher did not answer about {item}: {e}"),
-            }
-        }
-        let text = self.memory.section(q, kg).unwrap_or_else(|e| {
-            tracing::warn!("long-term memory: no section this step: {e}");
-            String::new()
-        });
-        (text, tokens)
-    }
-
-    /// The step's action ran with this result.
-    pub fn acted(&mut self, q: &Query, plan: &str, result: &ActResult) {
-        if !self.memory.is_empty() {
-            self.tracker.acted(q, plan, result);
-        }
-    }
-
-    /// The episode is over: store the last attempt and, on success, the exemplar.
-    pub fn finish(&mut self, end: &EndReason, kg: &crate::knowledge::KnowledgeGraph) {
-        if !self.memory.is_empty() {
-            let events = self.tracker.finish(end.is_success(), &end.to_string());
-            self.store(events, kg);
-        }
-    }
-}
+use super::step::{Agent, LlmFailure, StepError};
+use super::success::Verdict;
 
 #[derive(Debug, Clone)]
 pub struct PlayOptions {
@@ -143,11 +43,22 @@ pub enum AgentError {
     #[error(transparent)]
     Detector(#[from] DetectorError),
     #[error(transparent)]
+    Decide(#[from] super::decide::DecideError),
+    #[error(transparent)]
     Input(#[from] InputError),
     #[error("cannot start the async runtime: {0}")]
     Runtime(String),
     #[error("recorded frames have no game window to send input to: play them with --dry-run")]
     NoWindow,
+}
+
+impl From<StepError> for AgentError {
+    fn from(e: StepError) -> Self {
+        match e {
+            StepError::Detector(e) => AgentError::Detector(e),
+            StepError::Decide(e) => AgentError::Decide(e),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -236,13 +147,21 @@ pub fn play(
         .enable_all()
         .build()
         .map_err(|e| AgentError::Runtime(e.to_string()))?;
+    let Player {
+        parts,
+        detector,
+        policy,
+        source,
+        recorder,
+        long_term,
+    } = player;
     let mut episode = Episode {
-        player,
+        agent: Agent::new(parts, detector, policy, long_term, LlmFailure::NoAction),
+        source,
+        recorder,
         options,
         runtime,
         started: Instant::now(),
-        memory: MemoryStack::default(),
-        success: SuccessCheck::default(),
         backend: None,
         status: Status::default(),
         step: 0,
@@ -263,15 +182,15 @@ enum Flow {
     End(EndReason),
 }
 
-/// A play session under way: the parts, and what the loop keeps from step to step.
+/// A play session under way: the agent, where its frames come from and its steps go, and what
+/// the loop keeps from step to step.
 struct Episode<'a, 'o> {
-    player: Player<'a>,
+    agent: Agent<'a>,
+    source: &'a mut dyn FrameSource,
+    recorder: &'a mut Recorder,
     options: &'o PlayOptions,
     runtime: tokio::runtime::Runtime,
     started: Instant,
-    /// The LIFO stack of this episode's decisions.
-    memory: MemoryStack,
-    success: SuccessCheck,
     /// Opened on the first action (a dry run never opens one).
     backend: Option<EnigoBackend>,
     status: Status,
@@ -279,7 +198,8 @@ struct Episode<'a, 'o> {
 }
 
 impl Episode<'_, '_> {
-    /// One pass of the loop: capture, see, decide, record (on disk before anything moves), act.
+    /// One pass of the loop: capture, the agent's step, record (on disk before anything moves),
+    /// act.
     fn step(&mut self, on_status: &mut dyn FnMut(&Status)) -> Result<Flow, AgentError> {
         if let Some(flow) = self.halt(on_status) {
             return Ok(flow);
@@ -288,7 +208,7 @@ impl Episode<'_, '_> {
         let SourcedFrame {
             image: frame,
             window,
-        } = match self.player.source.next_frame() {
+        } = match self.source.next_frame() {
             Ok(Some(x)) => x,
             Ok(None) => return Ok(Flow::End(EndReason::FramesRanOut)),
             Err(CaptureError::Gone(_)) => return Ok(Flow::End(EndReason::WindowGone)),
@@ -299,115 +219,57 @@ impl Episode<'_, '_> {
             return Ok(Flow::Next);
         }
         self.status.note.clear();
-        let mut stage = StageMs {
-            capture: ms_since(t),
-            ..StageMs::default()
-        };
+        let capture_ms = ms_since(t);
         self.step += 1;
         // The frame is encoded and written while the step is worked out; the step's line waits
         // for it below.
         let frame = std::sync::Arc::new(frame);
         let pending_frame = self
-            .player
             .recorder
             .save_frame_in_background(self.step, frame.clone());
 
-        let seen = self.see(&frame, &mut stage)?;
-        let (query, prompt, decision) = self.think(&seen, &mut stage);
+        let asker = Asker {
+            runtime: &self.runtime,
+            stop: &self.options.stop,
+        };
+        let mut step = self.agent.step(self.step, &frame, &asker)?;
+        step.stage_ms.capture = capture_ms;
+        self.status.tokens += step.teacher_tokens;
+        let decision = &step.decision;
+        self.status.cost_usd += decision.cost_usd.unwrap_or(0.0);
+        self.status.tokens += decision.usage.total();
+        self.status.cached_tokens += decision.usage.cached_tokens;
 
         let (frame_file, _) = pending_frame.wait()?;
-        let head = StepHead {
-            step: self.step,
-            t: self.started.elapsed().as_secs_f64(),
-            frame: frame_file,
-            frame_w: frame.width(),
-            frame_h: frame.height(),
-            stage_ms: stage.clone(),
-            success_note: seen.verdict.note(),
-        };
-        let verdict = seen.verdict;
-        let record = pipeline::step_record(
-            head,
-            seen.detections,
-            &seen.perception,
-            &seen.graph,
-            prompt,
-            &decision,
-        );
+        let record = step.record(frame_file, self.started.elapsed().as_secs_f64());
         // Flushed to disk before anything moves.
-        self.player.recorder.append(&Line::Step(Box::new(record)))?;
+        self.recorder.append(&Line::Step(Box::new(record)))?;
 
-        if decision.done || verdict == Verdict::Obtained {
+        if step.decision.done || step.seen.verdict == Verdict::Obtained {
             return Ok(Flow::End(EndReason::Success));
         }
-        let Some(action) = decision.action else {
-            self.status.last_action = format!("(no action: {})", decision.validation);
+        let Some(action) = &step.decision.action else {
+            self.status.last_action = format!("(no action: {})", step.decision.validation);
             on_status(&self.status);
             return Ok(Flow::Next);
         };
         let t = Instant::now();
         let (result, executed) = self.act(window.as_ref(), &action.events)?;
-        stage.act = ms_since(t);
-        self.after_act(&query, &action, result, executed, stage)?;
-        on_status(&self.status);
-        Ok(Flow::Next)
-    }
-
-    /// The long-term memory's step (its teacher asked where the sub-goal has no how-to), the
-    /// prompt, and the decision; the stage times and the status's tokens and cost.
-    fn think(&mut self, seen: &Seen, stage: &mut StageMs) -> (Query, (String, usize), Decision) {
-        let t = Instant::now();
-        let parts = self.player.parts;
-        let query = pipeline::memory_query(parts, &seen.perception, &seen.graph);
-        let (long_term_text, teacher_tokens) =
-            self.player
-                .long_term
-                .step(parts, &query, &self.runtime, &self.options.stop);
-        self.status.tokens += teacher_tokens;
-        let prompt = pipeline::build_prompt_with(
-            parts,
-            &seen.perception,
-            &seen.graph,
-            &self.memory,
-            &long_term_text,
-        );
-        stage.prompt = ms_since(t);
-
-        let t = Instant::now();
-        let decision = self.decide(seen, &prompt.0, &query, &long_term_text);
-        stage.policy = ms_since(t);
-        self.status.cost_usd += decision.cost_usd.unwrap_or(0.0);
-        self.status.tokens += decision.usage.total();
-        self.status.cached_tokens += decision.usage.cached_tokens;
-        (query, prompt, decision)
-    }
-
-    /// After an action: its outcome recorded, told to the memories and the status.
-    fn after_act(
-        &mut self,
-        query: &Query,
-        action: &crate::policy::ValidAction,
-        result: ActResult,
-        executed: Executed,
-        stage: StageMs,
-    ) -> Result<(), AgentError> {
-        self.player.recorder.append(&Line::Outcome(Outcome {
+        let act_ms = ms_since(t);
+        self.recorder.append(&Line::Outcome(Outcome {
             step: self.step,
             sent: executed.events,
             released: executed.released,
             result: result.clone(),
-            act_ms: stage.act,
+            act_ms,
         }))?;
-        self.player
-            .long_term
-            .acted(query, &action.call.to_string(), &result);
-        self.memory
-            .push(self.step, action.call.clone(), &action.reasoning);
-        self.memory.set_outcome(result.to_string());
+        self.agent.acted(&step, Some(&result));
         self.status.step = self.step;
         self.status.last_action = action.call.to_string();
-        self.status.stage_ms = stage;
-        Ok(())
+        step.stage_ms.act = act_ms;
+        self.status.stage_ms = step.stage_ms;
+        on_status(&self.status);
+        Ok(Flow::Next)
     }
 
     /// Before a step: a stop asked for, or a step, time or cost limit reached, ends the session;
@@ -444,72 +306,6 @@ impl Episode<'_, '_> {
         std::thread::sleep(wait);
     }
 
-    /// Detection, the graph view and the success check ([`pipeline::see`]), timed.
-    fn see(&mut self, frame: &image::RgbImage, stage: &mut StageMs) -> Result<Seen, AgentError> {
-        let seen = pipeline::see(
-            self.player.parts,
-            self.player.detector,
-            &mut self.success,
-            frame,
-        )?;
-        stage.detect = seen.detect_ms;
-        [stage.letterbox, stage.inference, stage.decode] = seen.detector_ms;
-        stage.graph = seen.graph_ms;
-        Ok(seen)
-    }
-
-    /// The step's decision: the success check's own (the inventory opened to look), else the
-    /// policy's. An LLM that fails or is stopped while asked yields a decision with no action.
-    fn decide(
-        &mut self,
-        seen: &Seen,
-        prompt: &str,
-        query: &Query,
-        long_term_text: &str,
-    ) -> Decision {
-        let Episode {
-            player,
-            runtime,
-            options,
-            memory,
-            step,
-            ..
-        } = self;
-        let parts = player.parts;
-        let (perception, graph) = (&seen.perception, &seen.graph);
-        if let Some(d) = seen
-            .verdict
-            .decision(parts, perception.frame_w, perception.frame_h)
-        {
-            return d;
-        }
-        let obs = Observation {
-            parts,
-            step: *step,
-            perception,
-            graph,
-            memory,
-            long_term: long_term_text,
-            prompt,
-        };
-        let asker = Asker {
-            runtime,
-            stop: &options.stop,
-        };
-        let first = decide::or_no_action(player.policy.decide(&obs, &asker));
-        if !player.policy.revisable() {
-            return first;
-        }
-        revise(
-            &mut *player.policy,
-            &obs,
-            &asker,
-            query,
-            player.long_term,
-            first,
-        )
-    }
-
     /// Sends the action's input events to the game window where it is now (nothing in a dry
     /// run), then waits `game.settle_ms` for the game to draw what they changed.
     fn act(
@@ -535,7 +331,7 @@ impl Episode<'_, '_> {
             }
             None => self.backend.insert(EnigoBackend::for_camera(
                 rect,
-                &self.player.parts.profile.camera,
+                &self.agent.parts.profile.camera,
             )?),
         };
         let result = ActResult::from(execute(backend, events, &self.options.stop, &mut executed));
@@ -544,13 +340,14 @@ impl Episode<'_, '_> {
     }
 
     /// Stores the episode in the long-term memory and writes the session's end record.
-    fn finish(self, outcome: Result<EndReason, AgentError>) -> Result<PlaySummary, AgentError> {
+    fn finish(mut self, outcome: Result<EndReason, AgentError>) -> Result<PlaySummary, AgentError> {
         let end = match &outcome {
             Ok(end) => end.clone(),
             Err(e) => EndReason::Error(e.to_string()),
         };
-        self.player.long_term.finish(&end, &self.player.parts.kg);
-        let written = self.player.recorder.append(&Line::End {
+        let parts = self.agent.parts;
+        self.agent.long_term().finish(&end, &parts.kg);
+        let written = self.recorder.append(&Line::End {
             reason: end.to_string(),
             steps: self.step,
             cost_usd: self.status.cost_usd,
@@ -568,59 +365,6 @@ impl Episode<'_, '_> {
             cost_usd: self.status.cost_usd,
         })
     }
-}
-
-/// MINDSTORES' outcome prediction on the LLM's action: while the experience store predicts it
-/// fails, the LLM is asked again with the prediction, at most `memory.max_revisions` times.
-/// Every answer's attempts, tokens and cost are kept.
-fn revise(
-    policy: &mut dyn Policy,
-    obs: &Observation<'_>,
-    asker: &Asker<'_>,
-    query: &Query,
-    long_term: &mut LongTerm,
-    mut decision: Decision,
-) -> Decision {
-    for _ in 0..obs.parts.config.memory.max_revisions {
-        let Some(plan) = decision.action.as_ref().map(|a| a.call.to_string()) else {
-            break;
-        };
-        let prediction = match long_term.memory.predict(query, &plan) {
-            Ok(Some(p)) if !p.success => p,
-            Ok(_) => break,
-            Err(e) => {
-                tracing::warn!("long-term memory: no outcome prediction: {e}");
-                break;
-            }
-        };
-        let feedback = prediction.feedback(&plan);
-        let revised_prompt = format!("{}\n\n{feedback}", obs.prompt);
-        let revised = Observation {
-            prompt: &revised_prompt,
-            ..*obs
-        };
-        match policy.decide(&revised, asker) {
-            // Stopped: the first answer stands; the loop ends before it is acted on.
-            Err(DecideError::Stopped) => break,
-            Ok(mut next) => {
-                let mut attempts = std::mem::take(&mut decision.attempts);
-                attempts.append(&mut next.attempts);
-                next.attempts = attempts;
-                next.add_spent(decision.usage, decision.cost_usd);
-                next.reasoning = format!("{feedback}\n{}", next.reasoning);
-                if next.action.is_none() {
-                    // Keep the first action rather than none.
-                    next.action = decision.action.take();
-                }
-                decision = next;
-            }
-            Err(DecideError::Llm(e)) => {
-                tracing::warn!("revision request failed: {e}");
-                break;
-            }
-        }
-    }
-    decision
 }
 
 /// A fresh session id: UTC date and time plus the task.

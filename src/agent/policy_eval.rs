@@ -240,100 +240,112 @@ pub fn accepted_for(
             args: call.args.iter().map(|a| Some([a.value, a.value])).collect(),
         }];
     };
-    let offset = |i: usize| {
-        let p = &skill.params[i];
-        p.kind == ParamType::Int && p.min.is_some_and(|m| m < 0.0)
+    let accepted_with = |values: &[f64], turn: Option<(usize, usize, Range, Range)>| {
+        let mut args = arg_ranges(skill, values);
+        if let Some((xi, yi, xs, ys)) = turn {
+            args[xi] = Some(xs);
+            args[yi] = Some(ys);
+        }
+        Accepted {
+            skill: skill.name.clone(),
+            args,
+        }
     };
-    let around = |v: f64| {
-        let tol = TURN_TOLERANCE_PX.max(TURN_TOLERANCE_SHARE * v.abs());
-        Some([v - tol, v + tol])
-    };
-    let ranges = |values: &[f64]| -> Vec<Option<[f64; 2]>> {
-        values
-            .iter()
-            .enumerate()
-            .map(|(i, &v)| {
-                let p = &skill.params[i];
-                match p.kind {
-                    ParamType::X | ParamType::Y => {
-                        Some([v - SLOT_TOLERANCE_PX, v + SLOT_TOLERANCE_PX])
-                    }
-                    ParamType::Int if offset(i) => around(v),
-                    ParamType::Int => Some([v, v]),
-                    ParamType::Float => {
-                        let lo = (v / 2.0).max(p.min.unwrap_or(f64::MIN));
-                        let hi = (v * 2.0).min(p.max.unwrap_or(f64::MAX));
-                        Some([lo, hi])
-                    }
-                }
-            })
-            .collect()
-    };
-    let mut accepted = vec![Accepted {
-        skill: skill.name.clone(),
-        args: ranges(&values),
-    }];
+    let mut accepted = vec![accepted_with(&values, None)];
     // The turn's (x, y): the first two offset parameters.
-    let offsets: Vec<usize> = (0..values.len()).filter(|&i| offset(i)).collect();
+    let offsets: Vec<usize> = (0..values.len()).filter(|&i| is_offset(skill, i)).collect();
     let [xi, yi] = offsets[..] else {
         return accepted;
     };
-    let (cx, cy) = (f64::from(w) / 2.0, f64::from(h) / 2.0);
-    // A thing's box as offsets from the crosshair: (x range, y range).
-    let box_of = |e: &crate::perception::EnvironmentEntity| {
-        let (ex, ey) = (f64::from(e.x) - cx, f64::from(e.y) - cy);
-        let (hw, hh) = (f64::from(e.w) / 2.0, f64::from(e.h) / 2.0);
-        ([ex - hw, ex + hw], [ey - hh, ey + hh])
-    };
-    // The thing turned toward: the recorded offset on its box, or within the turn tolerance
-    // of it; of several, the one whose centre is nearest.
-    let on_box = |e: &crate::perception::EnvironmentEntity| {
-        let ([x0, x1], [y0, y1]) = box_of(e);
-        let (tx, ty) = (
-            TURN_TOLERANCE_PX.max(TURN_TOLERANCE_SHARE * values[xi].abs()),
-            TURN_TOLERANCE_PX.max(TURN_TOLERANCE_SHARE * values[yi].abs()),
-        );
-        (x0 - tx..=x1 + tx).contains(&values[xi]) && (y0 - ty..=y1 + ty).contains(&values[yi])
-    };
-    let aimed = perception
-        .entities
-        .iter()
-        .filter(|e| on_box(e))
-        .min_by(|a, b| {
-            let d = |e: &crate::perception::EnvironmentEntity| {
-                (f64::from(e.x) - cx - values[xi]).hypot(f64::from(e.y) - cy - values[yi])
-            };
-            d(a).total_cmp(&d(b))
-        });
-    match aimed {
-        Some(target) => {
-            // Anywhere on the box of any thing of its class.
-            for e in perception
+    let turn = (values[xi], values[yi]);
+    let crosshair = (f64::from(w) / 2.0, f64::from(h) / 2.0);
+    match aimed_at(perception, turn, crosshair) {
+        // Anywhere on the box of any thing of its class.
+        Some(target) => accepted.extend(
+            perception
                 .entities
                 .iter()
                 .filter(|e| e.class == target.class)
-            {
-                let (xs, ys) = box_of(e);
-                let mut args = ranges(&values);
-                args[xi] = Some(xs);
-                args[yi] = Some(ys);
-                accepted.push(Accepted {
-                    skill: skill.name.clone(),
-                    args,
-                });
-            }
-        }
-        None if values[xi].abs() >= TURN_TOLERANCE_PX => {
+                .map(|e| {
+                    let (xs, ys) = box_from(e, crosshair);
+                    accepted_with(&values, Some((xi, yi, xs, ys)))
+                }),
+        ),
+        None if turn.0.abs() >= TURN_TOLERANCE_PX => {
             let mut mirrored = values.clone();
             mirrored[xi] = -values[xi];
-            accepted.push(Accepted {
-                skill: skill.name.clone(),
-                args: ranges(&mirrored),
-            });
+            accepted.push(accepted_with(&mirrored, None));
         }
         None => {}
     }
     accepted
+}
+
+/// An accepted range of one argument.
+type Range = [f64; 2];
+
+/// Whether parameter `i` is a turn offset (a signed whole number).
+fn is_offset(skill: &crate::skills::Skill, i: usize) -> bool {
+    let p = &skill.params[i];
+    p.kind == ParamType::Int && p.min.is_some_and(|m| m < 0.0)
+}
+
+/// The turn tolerance around an offset `v`.
+fn turn_tolerance(v: f64) -> f64 {
+    TURN_TOLERANCE_PX.max(TURN_TOLERANCE_SHARE * v.abs())
+}
+
+/// Each argument's accepted range: pixels on the same slot, offsets toward the same place,
+/// whole numbers equal, durations from half to twice.
+fn arg_ranges(skill: &crate::skills::Skill, values: &[f64]) -> Vec<Option<Range>> {
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| {
+            let p = &skill.params[i];
+            match p.kind {
+                ParamType::X | ParamType::Y => Some([v - SLOT_TOLERANCE_PX, v + SLOT_TOLERANCE_PX]),
+                ParamType::Int if is_offset(skill, i) => {
+                    let tol = turn_tolerance(v);
+                    Some([v - tol, v + tol])
+                }
+                ParamType::Int => Some([v, v]),
+                ParamType::Float => {
+                    let lo = (v / 2.0).max(p.min.unwrap_or(f64::MIN));
+                    let hi = (v * 2.0).min(p.max.unwrap_or(f64::MAX));
+                    Some([lo, hi])
+                }
+            }
+        })
+        .collect()
+}
+
+/// A thing's box as offsets from the crosshair: (x range, y range).
+fn box_from(e: &crate::perception::EnvironmentEntity, (cx, cy): (f64, f64)) -> (Range, Range) {
+    let (ex, ey) = (f64::from(e.x) - cx, f64::from(e.y) - cy);
+    let (hw, hh) = (f64::from(e.w) / 2.0, f64::from(e.h) / 2.0);
+    ([ex - hw, ex + hw], [ey - hh, ey + hh])
+}
+
+/// The thing a turn by `(x, y)` aims at: the offset on its box, or within the turn tolerance
+/// of it; of several, the one whose centre is nearest.
+fn aimed_at(
+    perception: &Perception,
+    (x, y): (f64, f64),
+    crosshair: (f64, f64),
+) -> Option<&crate::perception::EnvironmentEntity> {
+    let (tx, ty) = (turn_tolerance(x), turn_tolerance(y));
+    let distance = |e: &crate::perception::EnvironmentEntity| {
+        (f64::from(e.x) - crosshair.0 - x).hypot(f64::from(e.y) - crosshair.1 - y)
+    };
+    perception
+        .entities
+        .iter()
+        .filter(|e| {
+            let ([x0, x1], [y0, y1]) = box_from(e, crosshair);
+            (x0 - tx..=x1 + tx).contains(&x) && (y0 - ty..=y1 + ty).contains(&y)
+        })
+        .min_by(|a, b| distance(a).total_cmp(&distance(b)))
 }
 
 /// How one case went.

@@ -4,13 +4,14 @@
 
 use serde::Serialize;
 
-use super::decide::{Asker, DecideError, Observation, Policy};
-use super::pipeline::{self, Parts, Seen};
+use super::decide::{Asker, DecideError, Policy};
+use super::long_term::LongTerm;
+use super::pipeline::Parts;
 use super::session::{Session, Validation};
-use super::success::SuccessCheck;
+use super::step::{Agent, LlmFailure, StepError};
 use crate::perception::decode::iou;
 use crate::perception::{Detection, Detector, DetectorError};
-use crate::policy::{MemoryStack, Usage};
+use crate::policy::Usage;
 use crate::skills::{SkillCall, StopFlag};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -52,6 +53,15 @@ pub enum ReplayError {
     Decide(#[from] DecideError),
     #[error("cannot start the async runtime: {0}")]
     Runtime(String),
+}
+
+impl From<StepError> for ReplayError {
+    fn from(e: StepError) -> Self {
+        match e {
+            StepError::Detector(e) => ReplayError::Detector(e),
+            StepError::Decide(e) => ReplayError::Decide(e),
+        }
+    }
 }
 
 /// Detections only in one of the runs: "+ trunk (x, y)" new, "- log_icon (x, y)" gone.
@@ -121,57 +131,31 @@ pub fn replay(
         runtime: &runtime,
         stop: &never,
     };
-    let mut memory = MemoryStack::default();
-    let mut success = SuccessCheck::default();
+    let mut long_term = LongTerm::disabled(&parts.config.memory);
+    // The same step as `play`, its success check included, so a replay with another detector
+    // or policy ends (or looks in the inventory) where a live run would.
+    let mut agent = Agent::new(parts, detector, policy, &mut long_term, LlmFailure::Error);
     let mut diffs = Vec::new();
-    for step in &session.steps {
-        let frame = session.frame(step)?;
-        // The same success check as `play`, so a replay with another detector or policy ends
-        // (or looks in the inventory) where a live run would.
-        let Seen {
-            detections,
-            perception,
-            graph,
-            verdict,
-            ..
-        } = pipeline::see(parts, detector, &mut success, &frame)?;
-        let (prompt, _) = pipeline::build_prompt(parts, &perception, &graph, &memory);
-        let judged = verdict.decision(parts, perception.frame_w, perception.frame_h);
-        let asked = std::time::Instant::now();
-        let obs = Observation {
-            parts,
-            step: step.step,
-            perception: &perception,
-            graph: &graph,
-            memory: &memory,
-            long_term: "",
-            prompt: &prompt,
-        };
-        let decision = match judged {
-            Some(d) if !policy.decides_checked_steps() => d,
-            _ => policy.decide(&obs, &asker)?,
-        };
-        let replayed_action = decision.action.as_ref().map(|a| a.call.clone());
-        if let Some(a) = &decision.action {
-            memory.push(step.step, a.call.clone(), &a.reasoning);
-            if let Some(o) = session.outcome(step.step) {
-                memory.set_outcome(o.result.to_string());
-            }
-        }
+    for recorded in &session.steps {
+        let frame = session.frame(recorded)?;
+        let step = agent.step(recorded.step, &frame, &asker)?;
+        let graph = &step.seen.graph;
+        let decision = &step.decision;
         let diff = StepDiff {
-            step: step.step,
-            detections: compare_detections(&step.detections, &detections),
-            knowledge_changed: graph.text.knowledge != step.knowledge,
-            status_changed: graph.text.inventory != step.inventory
-                || graph.text.environment != step.environment,
-            prompt: first_difference(&step.prompt, &prompt),
-            recorded_action: step.action.clone(),
-            replayed_action,
-            replayed_validation: decision.validation,
+            step: recorded.step,
+            detections: compare_detections(&recorded.detections, &step.seen.detections),
+            knowledge_changed: graph.text.knowledge != recorded.knowledge,
+            status_changed: graph.text.inventory != recorded.inventory
+                || graph.text.environment != recorded.environment,
+            prompt: first_difference(&recorded.prompt, &step.prompt),
+            recorded_action: recorded.action.clone(),
+            replayed_action: decision.action.as_ref().map(|a| a.call.clone()),
+            replayed_validation: decision.validation.clone(),
             usage: decision.usage,
             cost_usd: decision.cost_usd,
-            policy_s: asked.elapsed().as_secs_f64(),
+            policy_s: step.stage_ms.policy / 1e3,
         };
+        agent.acted(&step, session.outcome(recorded.step).map(|o| &o.result));
         on_step(&diff);
         diffs.push(diff);
     }

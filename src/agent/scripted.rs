@@ -5,8 +5,9 @@ use crate::longterm::scripted::{self, ScriptedEpisode};
 use crate::policy::MemoryStack;
 use crate::skills::StopFlag;
 
+use super::long_term::LongTerm;
 use super::pipeline::{self, Parts};
-use super::play::{EndReason, LongTerm};
+use super::play::EndReason;
 
 /// One scripted step's prompt size.
 #[derive(Debug, Clone, PartialEq)]

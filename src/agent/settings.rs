@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::check;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[serde(deny_unknown_fields)]
 pub struct SafetyConfig {
     pub max_steps: u64,
     pub max_minutes: f64,
@@ -17,7 +17,7 @@ pub struct SafetyConfig {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[serde(deny_unknown_fields)]
 pub struct SessionConfig {
     pub dir: PathBuf,
     pub jpeg_quality: u8,
