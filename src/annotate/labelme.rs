@@ -183,69 +183,11 @@ impl Annotation {
             Some(Value::Array(a)) => a.clone(),
             Some(_) => return Err(field("shapes", "not a list".into())),
         };
-        let mut shapes = Vec::new();
-        for (i, s) in shapes_v.iter().enumerate() {
-            let at = |f: &str| format!("shapes[{i}].{f}");
-            let label = s
-                .get("label")
-                .and_then(Value::as_str)
-                .filter(|l| !l.trim().is_empty())
-                .ok_or_else(|| field(&at("label"), "missing or empty".into()))?;
-            let kind = s
-                .get("shape_type")
-                .and_then(Value::as_str)
-                .unwrap_or("rectangle");
-            if kind != "rectangle" {
-                return Err(field(
-                    &at("shape_type"),
-                    format!("\"{kind}\" is not supported (the detector needs rectangles)"),
-                ));
-            }
-            let points = s
-                .get("points")
-                .and_then(Value::as_array)
-                .ok_or_else(|| field(&at("points"), "missing or not a list".into()))?;
-            if points.len() != 2 && points.len() != 4 {
-                return Err(field(
-                    &at("points"),
-                    format!("a rectangle has 2 or 4 points, not {}", points.len()),
-                ));
-            }
-            let mut xs = Vec::new();
-            let mut ys = Vec::new();
-            for (k, p) in points.iter().enumerate() {
-                let xy = p
-                    .as_array()
-                    .filter(|a| a.len() == 2)
-                    .and_then(|a| Some((a[0].as_f64()?, a[1].as_f64()?)))
-                    .filter(|(x, y)| x.is_finite() && y.is_finite())
-                    .ok_or_else(|| {
-                        field(
-                            &format!("shapes[{i}].points[{k}]"),
-                            "not [x, y] numbers".into(),
-                        )
-                    })?;
-                xs.push(xy.0 as f32);
-                ys.push(xy.1 as f32);
-            }
-            let min = |v: &[f32]| v.iter().copied().fold(f32::INFINITY, f32::min);
-            let max = |v: &[f32]| v.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-            let score = s.get("score").and_then(Value::as_f64).map(|v| v as f32);
-            let rect = Rectangle::clipped(
-                label,
-                score,
-                [min(&xs), min(&ys), max(&xs), max(&ys)],
-                width,
-                height,
-            )
-            .ok_or_else(|| {
-                field(
-                    &at("points"),
-                    "the rectangle has no area inside the image".into(),
-                )
-            })?;
-            shapes.push(rect);
-        }
+        let shapes = shapes_v
+            .iter()
+            .enumerate()
+            .map(|(i, s)| parse_shape(s, i, (width, height), &field))
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Annotation {
             image_path,
             width,
@@ -253,6 +195,74 @@ impl Annotation {
             shapes,
         })
     }
+}
+
+/// Shape `i` of a LabelMe file: a labelled rectangle clipped to the image.
+fn parse_shape(
+    s: &Value,
+    i: usize,
+    (width, height): (u32, u32),
+    field: &dyn Fn(&str, String) -> LabelMeError,
+) -> Result<Rectangle, LabelMeError> {
+    let at = |f: &str| format!("shapes[{i}].{f}");
+    let label = s
+        .get("label")
+        .and_then(Value::as_str)
+        .filter(|l| !l.trim().is_empty())
+        .ok_or_else(|| field(&at("label"), "missing or empty".into()))?;
+    let kind = s
+        .get("shape_type")
+        .and_then(Value::as_str)
+        .unwrap_or("rectangle");
+    if kind != "rectangle" {
+        return Err(field(
+            &at("shape_type"),
+            format!("\"{kind}\" is not supported (the detector needs rectangles)"),
+        ));
+    }
+    let points = s
+        .get("points")
+        .and_then(Value::as_array)
+        .ok_or_else(|| field(&at("points"), "missing or not a list".into()))?;
+    if points.len() != 2 && points.len() != 4 {
+        return Err(field(
+            &at("points"),
+            format!("a rectangle has 2 or 4 points, not {}", points.len()),
+        ));
+    }
+    let mut xs = Vec::new();
+    let mut ys = Vec::new();
+    for (k, p) in points.iter().enumerate() {
+        let xy = p
+            .as_array()
+            .filter(|a| a.len() == 2)
+            .and_then(|a| Some((a[0].as_f64()?, a[1].as_f64()?)))
+            .filter(|(x, y)| x.is_finite() && y.is_finite())
+            .ok_or_else(|| {
+                field(
+                    &format!("shapes[{i}].points[{k}]"),
+                    "not [x, y] numbers".into(),
+                )
+            })?;
+        xs.push(xy.0 as f32);
+        ys.push(xy.1 as f32);
+    }
+    let min = |v: &[f32]| v.iter().copied().fold(f32::INFINITY, f32::min);
+    let max = |v: &[f32]| v.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let score = s.get("score").and_then(Value::as_f64).map(|v| v as f32);
+    Rectangle::clipped(
+        label,
+        score,
+        [min(&xs), min(&ys), max(&xs), max(&ys)],
+        width,
+        height,
+    )
+    .ok_or_else(|| {
+        field(
+            &at("points"),
+            "the rectangle has no area inside the image".into(),
+        )
+    })
 }
 
 #[cfg(test)]

@@ -189,22 +189,7 @@ pub fn annotate(
     progress.set_length(src.frames.len() as u64);
     for frame in &src.frames {
         progress.inc(1);
-        if let Some(rec) = run.manifest.frames.get(&frame.key).cloned() {
-            run.prev = DHash::from_hex(&rec.dhash);
-            run.scene = rec.scene;
-            if !relabel {
-                run.summary.already_done += 1;
-            } else if !opts.overwrite_corrected && is_corrected(dataset, &rec)? {
-                run.summary.corrected_kept.push(rec.name.clone());
-            } else {
-                run.relabel(&rec)?;
-            }
-            continue;
-        }
-        if let Some((dhash, s)) = run.manifest.duplicates.get(&frame.key) {
-            run.prev = DHash::from_hex(dhash);
-            run.scene = *s;
-            run.summary.already_done += 1;
+        if run.seen_before(frame, relabel)? {
             continue;
         }
         if run.add(frame, &src.name)? {
@@ -250,6 +235,34 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
+    /// A frame an earlier run handled: skipped, kept as a person corrected it, or labelled
+    /// again (`--relabel`); its hash and scene carry on. `false` for a frame never seen.
+    fn seen_before(
+        &mut self,
+        frame: &source::SourceFrame,
+        relabel: bool,
+    ) -> Result<bool, AnnotateError> {
+        if let Some(rec) = self.manifest.frames.get(&frame.key).cloned() {
+            self.prev = DHash::from_hex(&rec.dhash);
+            self.scene = rec.scene;
+            if !relabel {
+                self.summary.already_done += 1;
+            } else if !self.opts.overwrite_corrected && is_corrected(self.dataset, &rec)? {
+                self.summary.corrected_kept.push(rec.name.clone());
+            } else {
+                self.relabel(&rec)?;
+            }
+            return Ok(true);
+        }
+        if let Some((dhash, s)) = self.manifest.duplicates.get(&frame.key) {
+            self.prev = DHash::from_hex(dhash);
+            self.scene = *s;
+            self.summary.already_done += 1;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
     /// The labeller's boxes on one frame, timed.
     fn label(&mut self, image: &RgbImage, path: &Path) -> Result<Vec<Detection>, AnnotateError> {
         let t = Instant::now();

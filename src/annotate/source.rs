@@ -130,41 +130,7 @@ pub fn open(
     }
     let canon = canonical(source)?;
     if source.is_dir() {
-        let frames_dir = source.join("frames");
-        let (kind, name, images) = if source.join("session.jsonl").is_file() && frames_dir.is_dir()
-        {
-            (
-                SourceKind::Session,
-                sanitize(&stem(&canon)),
-                list_images(&frames_dir)?,
-            )
-        } else {
-            (
-                SourceKind::Images,
-                sanitize(&stem(&canon)),
-                list_images(source)?,
-            )
-        };
-        if images.is_empty() {
-            return Err(AnnotateError::EmptySource(source.to_path_buf()));
-        }
-        let frames = images
-            .into_iter()
-            .map(|p| SourceFrame {
-                key: canonical(&p)
-                    .unwrap_or_else(|_| p.clone())
-                    .display()
-                    .to_string(),
-                name: format!("{name}_{}", sanitize(&stem(&p))),
-                path: p,
-            })
-            .collect();
-        return Ok(Source {
-            kind,
-            name,
-            frames,
-            scratch: None,
-        });
+        return open_folder(source, &canon);
     }
     if has_ext(source, &IMAGE_EXTENSIONS) {
         let parent = canon.parent().map(stem).unwrap_or_default();
@@ -183,6 +149,47 @@ pub fn open(
     if !has_ext(source, &VIDEO_EXTENSIONS) {
         return Err(AnnotateError::UnknownSource(source.to_path_buf()));
     }
+    open_video(source, &canon, sampling, scratch_root)
+}
+
+/// A folder of images, or a recorded session's frames.
+fn open_folder(source: &Path, canon: &Path) -> Result<Source, AnnotateError> {
+    let frames_dir = source.join("frames");
+    let (kind, images) = if source.join("session.jsonl").is_file() && frames_dir.is_dir() {
+        (SourceKind::Session, list_images(&frames_dir)?)
+    } else {
+        (SourceKind::Images, list_images(source)?)
+    };
+    if images.is_empty() {
+        return Err(AnnotateError::EmptySource(source.to_path_buf()));
+    }
+    let name = sanitize(&stem(canon));
+    let frames = images
+        .into_iter()
+        .map(|p| SourceFrame {
+            key: canonical(&p)
+                .unwrap_or_else(|_| p.clone())
+                .display()
+                .to_string(),
+            name: format!("{name}_{}", sanitize(&stem(&p))),
+            path: p,
+        })
+        .collect();
+    Ok(Source {
+        kind,
+        name,
+        frames,
+        scratch: None,
+    })
+}
+
+/// A video's sampled frames, extracted once per sampling into the scratch folder.
+fn open_video(
+    source: &Path,
+    canon: &Path,
+    sampling: &VideoSampling,
+    scratch_root: &Path,
+) -> Result<Source, AnnotateError> {
     let name = sanitize(&stem(source));
     let tag = {
         use sha2::{Digest, Sha256};

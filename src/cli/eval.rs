@@ -358,7 +358,8 @@ fn scored(
         .collect())
 }
 
-fn print_table(r: &EvalReport, images_dir: &std::path::Path, only: &[String]) {
+/// What was evaluated: the images, the instances, the threshold of P/R and the AP method.
+fn print_heading(r: &EvalReport, images_dir: &std::path::Path, only: &[String]) {
     let filter = if only.is_empty() {
         String::new()
     } else {
@@ -375,6 +376,10 @@ fn print_table(r: &EvalReport, images_dir: &std::path::Path, only: &[String]) {
             ApMethod::Ultralytics => "ultralytics",
         }
     );
+}
+
+fn print_table(r: &EvalReport, images_dir: &std::path::Path, only: &[String]) {
+    print_heading(r, images_dir, only);
     // With --bootstrap: each AP's 95% interval beside it.
     let span = |i: Option<Interval>| {
         i.map(|i| format!(" {:>13}", format!("{:.3}-{:.3}", i.low, i.high)))

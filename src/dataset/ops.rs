@@ -230,21 +230,13 @@ pub fn assign_groups(
     out
 }
 
-/// Writes `out/{train,val[,test]}/{images,labels}` and a `data.yaml`, plus `split.csv`
-/// (name, split, group). Files are copied; JSON files are not.
-pub fn split(
+/// Each sample with the group it is split by: its own name, its source, or its scene (from the
+/// manifest where it records them, else read off the name).
+fn sample_groups<'c>(
     root: &Path,
-    out: &Path,
-    val: f64,
-    test: f64,
-    seed: u64,
+    contents: &'c Contents,
     group_by: GroupBy,
-) -> Result<SplitSummary, OpsError> {
-    if !(0.0..1.0).contains(&val) || !(0.0..1.0).contains(&test) || val + test >= 1.0 {
-        return Err(OpsError::BadFractions { val, test });
-    }
-    let contents = read_contents(root)?;
-    ensure_empty(out)?;
+) -> Result<Vec<(String, &'c Sample)>, OpsError> {
     let recorded = manifest_groups(root)?;
     let group_of = |s: &Sample| -> String {
         let name = stem(&s.image);
@@ -260,12 +252,48 @@ pub fn split(
                 .unwrap_or_else(|| name_source(&name)),
         }
     };
-    let mut groups: BTreeMap<String, usize> = BTreeMap::new();
-    let keyed: Vec<(String, &Sample)> = contents
+    Ok(contents
         .samples
         .iter()
         .map(|(_, s)| (group_of(s), s))
-        .collect();
+        .collect())
+}
+
+/// Copies a sample's image and label (empty where it has none) into `dir` as `name`.
+fn copy_sample(dir: &Path, name: &str, s: &Sample) -> Result<(), OpsError> {
+    let img_target = dir.join("images").join(format!("{name}.{}", ext(&s.image)));
+    write_atomic(&img_target, &read_bytes(&s.image)?)?;
+    let label = match std::fs::read(&s.label) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(source) => {
+            return Err(OpsError::Io {
+                path: s.label.clone(),
+                source,
+            });
+        }
+    };
+    write_atomic(&dir.join("labels").join(format!("{name}.txt")), &label)?;
+    Ok(())
+}
+
+/// Writes `out/{train,val[,test]}/{images,labels}` and a `data.yaml`, plus `split.csv`
+/// (name, split, group). Files are copied; JSON files are not.
+pub fn split(
+    root: &Path,
+    out: &Path,
+    val: f64,
+    test: f64,
+    seed: u64,
+    group_by: GroupBy,
+) -> Result<SplitSummary, OpsError> {
+    if !(0.0..1.0).contains(&val) || !(0.0..1.0).contains(&test) || val + test >= 1.0 {
+        return Err(OpsError::BadFractions { val, test });
+    }
+    let contents = read_contents(root)?;
+    ensure_empty(out)?;
+    let mut groups: BTreeMap<String, usize> = BTreeMap::new();
+    let keyed = sample_groups(root, &contents, group_by)?;
     for (g, _) in &keyed {
         *groups.entry(g.clone()).or_default() += 1;
     }
@@ -292,20 +320,7 @@ pub fn split(
             name = format!("{}_{n}", stem(&s.image));
             n += 1;
         }
-        let dir = out.join(split);
-        let img_target = dir.join("images").join(format!("{name}.{}", ext(&s.image)));
-        write_atomic(&img_target, &read_bytes(&s.image)?)?;
-        let label = match std::fs::read(&s.label) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(source) => {
-                return Err(OpsError::Io {
-                    path: s.label.clone(),
-                    source,
-                });
-            }
-        };
-        write_atomic(&dir.join("labels").join(format!("{name}.txt")), &label)?;
+        copy_sample(&out.join(split), &name, s)?;
         match split {
             "test" => summary.test += 1,
             "val" => summary.val += 1,
@@ -344,23 +359,15 @@ pub struct MergeSummary {
     pub renamed: usize,
 }
 
-/// Merges datasets into one flat dataset at `out`. The class list is `classes` when given
-/// (a class of an input not in it is an error), else the union of the inputs' lists in order of
-/// first appearance. Labels are remapped by class name. An image whose name is taken gets the
-/// input folder's name as a prefix.
-pub fn merge(
-    inputs: &[PathBuf],
-    out: &Path,
+/// The merged class list (`classes`, or the union of the inputs' lists in order of first
+/// appearance) and, per input, its class id -> the merged id.
+fn merged_classes(
+    contents: &[Contents],
     classes: Option<&[String]>,
-) -> Result<MergeSummary, OpsError> {
-    let contents: Vec<Contents> = inputs
-        .iter()
-        .map(|p| read_contents(p))
-        .collect::<Result<_, _>>()?;
-    ensure_empty(out)?;
+) -> Result<(Vec<String>, Vec<Vec<usize>>), OpsError> {
     let mut merged: Vec<String> = classes.map(<[String]>::to_vec).unwrap_or_default();
     let mut remap = Vec::new();
-    for c in &contents {
+    for c in contents {
         let mut map = Vec::new();
         for name in &c.names {
             let id = match merged.iter().position(|m| m == name) {
@@ -381,6 +388,24 @@ pub fn merge(
         }
         remap.push(map);
     }
+    Ok((merged, remap))
+}
+
+/// Merges datasets into one flat dataset at `out`. The class list is `classes` when given
+/// (a class of an input not in it is an error), else the union of the inputs' lists in order of
+/// first appearance. Labels are remapped by class name. An image whose name is taken gets the
+/// input folder's name as a prefix.
+pub fn merge(
+    inputs: &[PathBuf],
+    out: &Path,
+    classes: Option<&[String]>,
+) -> Result<MergeSummary, OpsError> {
+    let contents: Vec<Contents> = inputs
+        .iter()
+        .map(|p| read_contents(p))
+        .collect::<Result<_, _>>()?;
+    ensure_empty(out)?;
+    let (merged, remap) = merged_classes(&contents, classes)?;
     let header = format!(
         "Written by vistawise dataset merge from {}.",
         inputs

@@ -343,6 +343,12 @@ impl AutoLabelConfig {
     }
 
     fn check(&self) -> Result<(), String> {
+        self.check_classes()?;
+        self.check_numbers()
+    }
+
+    /// Every class named is in `classes`; radii are given for world classes only.
+    fn check_classes(&self) -> Result<(), String> {
         let known = |c: &String, what: &str| {
             if self.classes.contains(c) {
                 Ok(())
@@ -370,6 +376,12 @@ impl AutoLabelConfig {
                 "class_radius names \"{c}\", not a class of [autolabel.world]"
             ));
         }
+        Ok(())
+    }
+
+    /// Radii, slot counts, fractions, distances and the views are in range; distractors are
+    /// no labelled items.
+    fn check_numbers(&self) -> Result<(), String> {
         // The probe looks for nodes in a cube of this half-side: keep it within what the game
         // has loaded and can search at once.
         let radii = std::iter::once(("radius".to_string(), self.radius)).chain(
@@ -801,17 +813,22 @@ pub trait LabelGame {
     }
 }
 
-/// Takes one labelled frame around `center` (a fixed place of the world, so that a frame
-/// depends on the world, `seed` and `index` only, not on the frames before it).
-pub fn label_frame(
-    config: &AutoLabelConfig,
-    layout: &GuiLayout,
-    game: &mut dyn LabelGame,
-    window: &mut dyn GameWindow,
+/// What one frame is to show: the inventory (open or not), and where to look.
+struct FramePlan<'c> {
+    open: bool,
+    hud_negative: bool,
+    inv: InventoryPlan,
+    view: ViewRequest<'c>,
+}
+
+/// Draws frame `index`'s plan from `seed` alone: whether the inventory is open, what it holds,
+/// and the view (names to look at, where and how far).
+fn plan_frame<'c>(
+    config: &'c AutoLabelConfig,
     center: [f64; 3],
     seed: u64,
     index: u64,
-) -> Result<LabeledFrame, AutoLabelError> {
+) -> FramePlan<'c> {
     let mut rng = SplitMix::new(seed ^ index.wrapping_mul(0xA24B_AED4_963E_E407));
     let hud_negative = config
         .hud_negatives
@@ -838,20 +855,41 @@ pub fn label_frame(
         center[1],
         center[2] + (rng.unit() - 0.5) * config.view_radius,
     ];
-    let target = game.view_near(&ViewRequest {
-        names,
-        seed: view_seed,
-        center: view_center,
-        radius: config.view_radius,
-        min_dist: config.min_dist,
-        max_dist: config.max_dist,
-        pitch_offset,
-    })?;
+    FramePlan {
+        open,
+        hud_negative: hud_negative.is_some(),
+        inv,
+        view: ViewRequest {
+            names,
+            seed: view_seed,
+            center: view_center,
+            radius: config.view_radius,
+            min_dist: config.min_dist,
+            max_dist: config.max_dist,
+            pitch_offset,
+        },
+    }
+}
+
+/// Takes one labelled frame around `center` (a fixed place of the world, so that a frame
+/// depends on the world, `seed` and `index` only, not on the frames before it).
+pub fn label_frame(
+    config: &AutoLabelConfig,
+    layout: &GuiLayout,
+    game: &mut dyn LabelGame,
+    window: &mut dyn GameWindow,
+    center: [f64; 3],
+    seed: u64,
+    index: u64,
+) -> Result<LabeledFrame, AutoLabelError> {
+    let plan = plan_frame(config, center, seed, index);
+    let open = plan.open;
+    let target = game.view_near(&plan.view)?;
     // After the move: a client busy drawing the new place can show an inventory sent before it
     // late.
-    game.set_inventory(&inv)?;
+    game.set_inventory(&plan.inv)?;
     // The selected slot is drawn highlighted: pick it the way a player does, with its key.
-    window.tap(&format!("hotbar_{}", inv.wield))?;
+    window.tap(&format!("hotbar_{}", plan.inv.wield))?;
     if open {
         window.tap("inventory")?;
     }
@@ -878,7 +916,7 @@ pub fn label_frame(
         craft: after.craft,
         inventory_open: open,
         preview,
-        hud_negative: hud_negative.is_some(),
+        hud_negative: plan.hud_negative,
         target: if target.is_null() {
             String::new()
         } else {

@@ -117,90 +117,92 @@ pub fn load_cases(
         let task = tasks
             .get(profile, &c.task)
             .map_err(|e| bad(e.to_string()))?;
-        let class_ok = |class: &str| kg.detector_classes.contains_key(class);
-        for e in &c.entities {
-            if !class_ok(&e.class) {
-                return Err(bad(format!("unknown detector class {}", e.class)));
-            }
-        }
-        for i in &c.icons {
-            if !class_ok(&i.class) {
-                return Err(bad(format!("unknown detector class {}", i.class)));
-            }
-        }
-        let mut expected = BTreeSet::new();
-        for n in &c.nodes {
-            if kg.node(n).is_none() {
-                return Err(bad(format!(
-                    "\"{n}\" is not a node of {}",
-                    kg.source.display()
-                )));
-            }
-            expected.insert(node_item(n));
-        }
-        for (a, r, b) in &c.edges {
-            let relation =
-                Relation::parse(r).ok_or_else(|| bad(format!("unknown relation \"{r}\"")))?;
-            let exists = kg.graph.edge_indices().any(|e| {
-                kg.edge_triple(e)
-                    .is_some_and(|(x, y, z)| x == a && y == relation && z == b)
-            });
-            if !exists {
-                return Err(bad(format!("edge \"{a}\" {r} \"{b}\" is not in the graph")));
-            }
-            if !c.nodes.contains(a) || !c.nodes.contains(b) {
-                return Err(bad(format!(
-                    "edge \"{a}\" {r} \"{b}\" joins nodes not labelled"
-                )));
-            }
-            expected.insert(edge_item(a, relation, b));
-        }
-        if !c.nodes.iter().any(|n| n == &task.target) {
-            return Err(bad(format!(
-                "the target \"{}\" must be labelled",
-                task.target
-            )));
-        }
-        let perception = Perception {
-            frame_w: 1280,
-            frame_h: 720,
-            entities: c
-                .entities
-                .iter()
-                .map(|e| EnvironmentEntity {
-                    class: e.class.clone(),
-                    x: e.x,
-                    y: e.y,
-                    w: e.w,
-                    h: e.h,
-                    conf: 1.0,
-                    in_reach: e.in_reach,
-                })
-                .collect(),
-            icons: c
-                .icons
-                .iter()
-                .map(|i| InventoryIcon {
-                    class: i.class.clone(),
-                    x: i.x,
-                    y: i.y,
-                    conf: 1.0,
-                    count: None,
-                })
-                .collect(),
-            hidden_by_gui: 0,
-            marked_screens: Vec::new(),
-        };
+        let expected = expected_items(&c, kg, &task.target).map_err(bad)?;
         cases.push(Case {
+            perception: case_perception(&c),
             id: c.id,
             task: c.task,
             note: c.note,
             line,
-            perception,
             expected,
         });
     }
     Ok(cases)
+}
+
+/// A case's labelled nodes and edges as items, once its classes, nodes, edges and the task's
+/// target are checked against the graph.
+fn expected_items(
+    c: &RawCase,
+    kg: &KnowledgeGraph,
+    target: &str,
+) -> Result<BTreeSet<String>, String> {
+    let classes = c.entities.iter().map(|e| &e.class);
+    if let Some(class) = classes
+        .chain(c.icons.iter().map(|i| &i.class))
+        .find(|class| !kg.detector_classes.contains_key(class.as_str()))
+    {
+        return Err(format!("unknown detector class {class}"));
+    }
+    let mut expected = BTreeSet::new();
+    for n in &c.nodes {
+        if kg.node(n).is_none() {
+            return Err(format!("\"{n}\" is not a node of {}", kg.source.display()));
+        }
+        expected.insert(node_item(n));
+    }
+    for (a, r, b) in &c.edges {
+        let relation = Relation::parse(r).ok_or_else(|| format!("unknown relation \"{r}\""))?;
+        let exists = kg.graph.edge_indices().any(|e| {
+            kg.edge_triple(e)
+                .is_some_and(|(x, y, z)| x == a && y == relation && z == b)
+        });
+        if !exists {
+            return Err(format!("edge \"{a}\" {r} \"{b}\" is not in the graph"));
+        }
+        if !c.nodes.contains(a) || !c.nodes.contains(b) {
+            return Err(format!("edge \"{a}\" {r} \"{b}\" joins nodes not labelled"));
+        }
+        expected.insert(edge_item(a, relation, b));
+    }
+    if !c.nodes.iter().any(|n| n == target) {
+        return Err(format!("the target \"{target}\" must be labelled"));
+    }
+    Ok(expected)
+}
+
+/// What a case's frame shows, as the detector would report it (a 1280x720 frame, certain).
+fn case_perception(c: &RawCase) -> Perception {
+    Perception {
+        frame_w: 1280,
+        frame_h: 720,
+        entities: c
+            .entities
+            .iter()
+            .map(|e| EnvironmentEntity {
+                class: e.class.clone(),
+                x: e.x,
+                y: e.y,
+                w: e.w,
+                h: e.h,
+                conf: 1.0,
+                in_reach: e.in_reach,
+            })
+            .collect(),
+        icons: c
+            .icons
+            .iter()
+            .map(|i| InventoryIcon {
+                class: i.class.clone(),
+                x: i.x,
+                y: i.y,
+                conf: 1.0,
+                count: None,
+            })
+            .collect(),
+        hidden_by_gui: 0,
+        marked_screens: Vec::new(),
+    }
 }
 
 /// Error counts of one method over all cases.

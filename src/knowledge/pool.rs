@@ -54,18 +54,14 @@ pub enum Strategy {
     EmpOnly,
 }
 
-/// Union of all simple paths from `from` to `to` within `within` (or the whole graph), bounded.
-pub fn path_search(
-    kg: &KnowledgeGraph,
-    from: NodeIndex,
+/// Shortest distance (in edges) from every node to `to` over the allowed edges, walking them
+/// backwards (`usize::MAX`: cannot reach it). It prunes the path search's branches that cannot
+/// reach the target within the remaining length.
+fn distances_to(
+    g: &petgraph::graph::DiGraph<String, super::graph::Relation>,
     to: NodeIndex,
-    within: Option<&Subgraph>,
-    limits: PathLimits,
-) -> (Subgraph, PathReport) {
-    let g = &kg.graph;
-    let allowed_edge = |e: EdgeIndex| within.is_none_or(|s| s.edges.contains(&e));
-    // Shortest distance (in edges) from every node to the target, walking edges backwards:
-    // it prunes branches that cannot reach the target within the remaining length.
+    allowed_edge: &dyn Fn(EdgeIndex) -> bool,
+) -> Vec<usize> {
     let mut dist = vec![usize::MAX; g.node_count()];
     dist[to.index()] = 0;
     let mut queue = VecDeque::from([to]);
@@ -77,6 +73,20 @@ pub fn path_search(
             }
         }
     }
+    dist
+}
+
+/// Union of all simple paths from `from` to `to` within `within` (or the whole graph), bounded.
+pub fn path_search(
+    kg: &KnowledgeGraph,
+    from: NodeIndex,
+    to: NodeIndex,
+    within: Option<&Subgraph>,
+    limits: PathLimits,
+) -> (Subgraph, PathReport) {
+    let g = &kg.graph;
+    let allowed_edge = |e: EdgeIndex| within.is_none_or(|s| s.edges.contains(&e));
+    let dist = distances_to(g, to, &allowed_edge);
     let mut result = Subgraph::default();
     let mut report = PathReport::default();
     if dist[from.index()] == usize::MAX {

@@ -5,9 +5,10 @@
 
 use serde::Serialize;
 
-use super::embed::VisualState;
+use super::embed::{VisualAttributes, VisualState};
 use super::graph::KnowledgeGraph;
 use super::pool::Subgraph;
+use crate::perception::EnvironmentEntity;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct PooledText {
@@ -67,7 +68,7 @@ pub fn textualize(
         .collect::<Vec<_>>()
         .join("\n");
 
-    let mut seen: Vec<(&str, &super::embed::VisualAttributes)> = pooled
+    let mut seen: Vec<(&str, &VisualAttributes)> = pooled
         .nodes
         .iter()
         .filter_map(|n| visual.attributes.get(n).map(|a| (kg.name(*n), a)))
@@ -77,59 +78,11 @@ pub fn textualize(
     let inventory_parts: Vec<String> = seen
         .iter()
         .filter(|(_, a)| !a.icons.is_empty())
-        .map(|(name, a)| {
-            let mut icons: Vec<(bool, String)> = a
-                .icons
-                .iter()
-                .map(|i| {
-                    let mut text = format!("({:.0}, {:.0})", i.x, i.y);
-                    if let Some(n) = i.count {
-                        // A read stack count: how many, not only where.
-                        text.push_str(&format!(" x{n}"));
-                    }
-                    let slot = screen.slot_of(i.x, i.y);
-                    if let Some(slot) = slot {
-                        text.push_str(&format!(" [{}]", slot.label));
-                    }
-                    (slot.is_some_and(|s| s.hud), text)
-                })
-                .collect();
-            // An open screen's slots first: the HUD under it is not where GUI skills take from.
-            icons.sort_by_key(|(hud, _)| *hud);
-            let slots = icons
-                .into_iter()
-                .map(|(_, t)| t)
-                .collect::<Vec<_>>()
-                .join(", ");
-            let n = a.icons.len();
-            format!(
-                "{name}: {n} slot{} at {slots}",
-                if n == 1 { "" } else { "s" }
-            )
-        })
+        .map(|(name, a)| inventory_line(name, a, screen))
         .collect();
     let environment_parts: Vec<String> = seen
         .iter()
-        .flat_map(|(name, a)| {
-            a.entities.iter().map(move |e| {
-                let at = match screen.crosshair {
-                    Some((cx, cy)) => {
-                        format!("at ({:+.0}, {:+.0}) from the crosshair", e.x - cx, e.y - cy)
-                    }
-                    None => format!("at ({:.0}, {:.0})", e.x, e.y),
-                };
-                format!(
-                    "{name} {at}, size {:.0}x{:.0}, {}",
-                    e.w,
-                    e.h,
-                    if e.in_reach {
-                        "within reach"
-                    } else {
-                        "out of reach"
-                    }
-                )
-            })
-        })
+        .flat_map(|(name, a)| a.entities.iter().map(|e| environment_line(name, e, screen)))
         .collect();
     PooledText {
         knowledge,
@@ -144,6 +97,52 @@ pub fn textualize(
             environment_parts.join("; ")
         },
     }
+}
+
+/// "Planks: 2 slots at (x, y) x12 [main.3], ...": an open screen's slots first, the HUD under
+/// it is not where GUI skills take from.
+fn inventory_line(name: &str, a: &VisualAttributes, screen: &ScreenText) -> String {
+    let mut icons: Vec<(bool, String)> = a
+        .icons
+        .iter()
+        .map(|i| {
+            let mut text = format!("({:.0}, {:.0})", i.x, i.y);
+            if let Some(n) = i.count {
+                // A read stack count: how many, not only where.
+                text.push_str(&format!(" x{n}"));
+            }
+            let slot = screen.slot_of(i.x, i.y);
+            if let Some(slot) = slot {
+                text.push_str(&format!(" [{}]", slot.label));
+            }
+            (slot.is_some_and(|s| s.hud), text)
+        })
+        .collect();
+    icons.sort_by_key(|(hud, _)| *hud);
+    let slots = icons
+        .into_iter()
+        .map(|(_, t)| t)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let n = a.icons.len();
+    format!(
+        "{name}: {n} slot{} at {slots}",
+        if n == 1 { "" } else { "s" }
+    )
+}
+
+/// "Trunk at (+12, -40) from the crosshair, size 30x80, out of reach".
+fn environment_line(name: &str, e: &EnvironmentEntity, screen: &ScreenText) -> String {
+    let at = match screen.crosshair {
+        Some((cx, cy)) => format!("at ({:+.0}, {:+.0}) from the crosshair", e.x - cx, e.y - cy),
+        None => format!("at ({:.0}, {:.0})", e.x, e.y),
+    };
+    let reach = if e.in_reach {
+        "within reach"
+    } else {
+        "out of reach"
+    };
+    format!("{name} {at}, size {:.0}x{:.0}, {reach}", e.w, e.h)
 }
 
 /// Graphviz of the whole graph with the pooled part highlighted (for `kg pool --dot`).

@@ -25,6 +25,19 @@ pub enum OutputForm {
     EndToEnd { rows: usize },
 }
 
+impl OutputForm {
+    /// The form as a model's info prints it.
+    pub fn describe(&self) -> String {
+        match self {
+            OutputForm::Raw {
+                anchors: Some(anchors),
+            } => format!("raw [1, 4+nc, {anchors}]"),
+            OutputForm::Raw { anchors: None } => "raw [1, 4+nc, N]".to_string(),
+            OutputForm::EndToEnd { rows } => format!("end-to-end [1, {rows}, 6]"),
+        }
+    }
+}
+
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum DecodeError {
     #[error(

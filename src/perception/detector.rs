@@ -99,6 +99,62 @@ pub struct Detector {
     input_name: String,
 }
 
+/// An ONNX Runtime session of the model at `path` on `threads` intra-op threads.
+fn open_session(
+    env: &ort::environment::Environment,
+    path: &Path,
+    threads: usize,
+) -> Result<Session, DetectorError> {
+    let load_err = |reason: String| DetectorError::Load {
+        path: path.to_path_buf(),
+        reason,
+    };
+    // Each builder step returns its own error type, so map each one.
+    Session::builder(env)
+        .map_err(|e| load_err(e.to_string()))?
+        .with_intra_threads(threads.max(1))
+        .map_err(|e| load_err(e.to_string()))?
+        .with_inter_threads(1)
+        .map_err(|e| load_err(e.to_string()))?
+        .with_optimization_level(GraphOptimizationLevel::Level3)
+        .map_err(|e| load_err(e.to_string()))?
+        .commit_from_file(path)
+        .map_err(|e| load_err(format!("not a loadable ONNX model: {e}")))
+}
+
+/// The model's input: its name, height and width (the export size in the metadata for a
+/// dynamic input), and whether it is dynamic.
+fn input_of<'m>(
+    session: &Session,
+    get: &dyn Fn(&str) -> Option<&'m str>,
+    path: &Path,
+) -> Result<(String, usize, usize, bool), DetectorError> {
+    let input = session
+        .inputs()
+        .first()
+        .ok_or_else(|| DetectorError::Load {
+            path: path.to_path_buf(),
+            reason: "model has no input".into(),
+        })?;
+    let name = input.name().to_string();
+    Ok(match input.dtype().tensor_shape().map(|s| s.to_vec()) {
+        Some(dims) if dims.len() == 4 && dims[2] > 0 && dims[3] > 0 => {
+            (name, dims[2] as usize, dims[3] as usize, false)
+        }
+        _ => {
+            let meta_err = |source: MetadataError| DetectorError::Metadata {
+                path: path.to_path_buf(),
+                source,
+            };
+            let (h, w) = model_info::parse_imgsz(
+                get("imgsz").ok_or_else(|| meta_err(MetadataError::Missing("imgsz")))?,
+            )
+            .map_err(meta_err)?;
+            (name, h, w, true)
+        }
+    })
+}
+
 impl Detector {
     /// Loads a model; ONNX Runtime must have been initialised with [`runtime::init`].
     pub fn load(path: &Path, threads: usize) -> Result<Self, DetectorError> {
@@ -110,17 +166,7 @@ impl Detector {
             path: path.to_path_buf(),
             reason,
         };
-        // Each builder step returns its own error type, so map each one.
-        let session = Session::builder(env)
-            .map_err(|e| load_err(e.to_string()))?
-            .with_intra_threads(threads.max(1))
-            .map_err(|e| load_err(e.to_string()))?
-            .with_inter_threads(1)
-            .map_err(|e| load_err(e.to_string()))?
-            .with_optimization_level(GraphOptimizationLevel::Level3)
-            .map_err(|e| load_err(e.to_string()))?
-            .commit_from_file(path)
-            .map_err(|e| load_err(format!("not a loadable ONNX model: {e}")))?;
+        let session = open_session(env, path, threads)?;
 
         let meta_err = |source: MetadataError| DetectorError::Metadata {
             path: path.to_path_buf(),
@@ -140,25 +186,7 @@ impl Detector {
         let stride = get("stride").and_then(|s| s.trim().parse().ok());
         let end2end_hint = get("end2end").and_then(model_info::parse_bool);
 
-        let input = session
-            .inputs()
-            .first()
-            .ok_or_else(|| load_err("model has no input".into()))?;
-        let input_name = input.name().to_string();
-        let (input_h, input_w, dynamic_input) =
-            match input.dtype().tensor_shape().map(|s| s.to_vec()) {
-                Some(dims) if dims.len() == 4 && dims[2] > 0 && dims[3] > 0 => {
-                    (dims[2] as usize, dims[3] as usize, false)
-                }
-                // Dynamic input: the export size is in the metadata.
-                _ => {
-                    let (h, w) = model_info::parse_imgsz(
-                        get("imgsz").ok_or_else(|| meta_err(MetadataError::Missing("imgsz")))?,
-                    )
-                    .map_err(meta_err)?;
-                    (h, w, true)
-                }
-            };
+        let (input_name, input_h, input_w, dynamic_input) = input_of(&session, &get, path)?;
         let output = session
             .outputs()
             .first()
@@ -181,13 +209,7 @@ impl Detector {
             input_w,
             dynamic_input,
             stride,
-            output_form: match form {
-                OutputForm::Raw {
-                    anchors: Some(anchors),
-                } => format!("raw [1, 4+nc, {anchors}]"),
-                OutputForm::Raw { anchors: None } => "raw [1, 4+nc, N]".to_string(),
-                OutputForm::EndToEnd { rows } => format!("end-to-end [1, {rows}, 6]"),
-            },
+            output_form: form.describe(),
             metadata,
         };
         Ok(Detector {

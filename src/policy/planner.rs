@@ -898,7 +898,9 @@ impl Planner {
         }
     }
 
-    fn plan(&mut self, target: NodeIndex, view: &View) -> PlanStep {
+    /// Drops the queued calls that what is in view made moot: the thing explored for came
+    /// into view, or the screen being opened is open.
+    fn settle_pending(&mut self, view: &View) {
         if self.pending.is_empty() {
             self.exploring_for = None;
         } else if let Some(sought) = self.exploring_for
@@ -922,23 +924,11 @@ impl Planner {
                 self.opening = None;
             }
         }
-        if !self.pending.is_empty() {
-            return self.next_pending(view);
-        }
-        if view.has(target) {
-            return PlanStep::Done;
-        }
-        if let Some(station) = self.taking_back.take()
-            && let Some(seconds) = self.config.pickup_walk
-            && view.kg.node(&station).is_some_and(|n| !view.has(n))
-        {
-            self.walk(
-                JUMP,
-                seconds,
-                format!("took the {station} back but it did not come: walk to where it stood"),
-            );
-            return self.next_pending(view);
-        }
+    }
+
+    /// The screen believed open, from the one in view: a marked screen in view is the one
+    /// open; a station's screen that shows nothing did not open.
+    fn settle_screen(&mut self, view: &View) {
         let in_view = self.screen_in_view(view);
         // A screen in view that its marker tells from the one believed open is the one open: the
         // success check opened the inventory while the planner was opening the crafting table
@@ -975,6 +965,28 @@ impl Planner {
         if self.screen.is_none() {
             self.screen = in_view;
         }
+    }
+
+    fn plan(&mut self, target: NodeIndex, view: &View) -> PlanStep {
+        self.settle_pending(view);
+        if !self.pending.is_empty() {
+            return self.next_pending(view);
+        }
+        if view.has(target) {
+            return PlanStep::Done;
+        }
+        if let Some(station) = self.taking_back.take()
+            && let Some(seconds) = self.config.pickup_walk
+            && view.kg.node(&station).is_some_and(|n| !view.has(n))
+        {
+            self.walk(
+                JUMP,
+                seconds,
+                format!("took the {station} back but it did not come: walk to where it stood"),
+            );
+            return self.next_pending(view);
+        }
+        self.settle_screen(view);
         let mut visited = BTreeSet::new();
         let short = self.to_gather(target, view);
         let goal = self

@@ -475,6 +475,21 @@ pub fn template_instances(skill: &Skill, template: &str) -> Result<Vec<String>, 
         .collect())
 }
 
+/// A turn by `yaw` and/or `pitch` degrees, each within a full turn either way.
+fn check_turn(skill: &Skill, yaw: Option<&Value>, pitch: Option<&Value>) -> Result<(), String> {
+    if yaw.is_none() && pitch.is_none() {
+        return Err("turn needs yaw and/or pitch".into());
+    }
+    for v in [yaw, pitch].into_iter().flatten() {
+        if let Some((a, b)) = value_range(skill, v)?
+            && (a < -360.0 || b > 360.0)
+        {
+            return Err("a turn must stay within -360..360 degrees".into());
+        }
+    }
+    Ok(())
+}
+
 fn check_step(
     skill: &Skill,
     step: &Step,
@@ -524,10 +539,11 @@ fn check_step(
             check_pixel(skill, y, ParamType::Y)?;
         }
         Step::MoveToSlot { slot } => {
-            for name in template_instances(skill, slot)? {
-                if !slots.has_slot(&name) {
-                    return Err(format!("\"{name}\" is not a GUI slot of this game"));
-                }
+            if let Some(name) = template_instances(skill, slot)?
+                .into_iter()
+                .find(|name| !slots.has_slot(name))
+            {
+                return Err(format!("\"{name}\" is not a GUI slot of this game"));
             }
         }
         Step::AimOffset { dx, dy } => {
@@ -535,18 +551,7 @@ fn check_step(
                 value_range(skill, v)?;
             }
         }
-        Step::Turn { yaw, pitch } => {
-            if yaw.is_none() && pitch.is_none() {
-                return Err("turn needs yaw and/or pitch".into());
-            }
-            for v in [yaw, pitch].into_iter().flatten() {
-                if let Some((a, b)) = value_range(skill, v)?
-                    && (a < -360.0 || b > 360.0)
-                {
-                    return Err("a turn must stay within -360..360 degrees".into());
-                }
-            }
-        }
+        Step::Turn { yaw, pitch } => check_turn(skill, yaw.as_ref(), pitch.as_ref())?,
         Step::Wait { ms } => check_duration(skill, ms, "the wait")?,
         Step::Repeat { times, steps } => {
             match value_range(skill, times)? {
