@@ -54,6 +54,47 @@ fn config_show_prints_effective_values_with_origins_and_masks_secrets() {
     }
 }
 
+/// `--root` reads the project's files whatever the working directory: the same skill library,
+/// the game profile's settings, and the config's data paths under the root.
+#[test]
+fn the_root_flag_reads_the_project_from_any_working_directory() {
+    let elsewhere = tempfile::tempdir().expect("tempdir");
+    let repo = support::repo();
+    let list = |cmd: &mut std::process::Command| {
+        let (code, out, err) = run(cmd.args(["--game", "minecraft-web", "skills", "list", "--json"]));
+        assert_eq!(code, 0, "{err}");
+        out
+    };
+    let here = list(&mut binary());
+    let there = list(
+        binary()
+            .current_dir(elsewhere.path())
+            .arg("--root")
+            .arg(&repo),
+    );
+    assert!(here.contains("mine_log"), "{here}");
+    assert_eq!(here, there);
+    // Without the root, another folder has no such profile, and the error names the file.
+    let (code, _, err) = run(binary()
+        .current_dir(elsewhere.path())
+        .args(["--game", "minecraft-web", "skills", "list"]));
+    assert_ne!(code, 0);
+    assert!(err.contains("config/games/minecraft-web.toml"), "{err}");
+    // The config's data paths are read under the root.
+    let (code, out, err) = run(binary()
+        .current_dir(elsewhere.path())
+        .env("VISTAWISE_ROOT", &repo)
+        .args(["--game", "minecraft-web", "config", "show"]));
+    assert_eq!(code, 0, "{err}");
+    let model = out
+        .lines()
+        .find_map(|l| l.strip_prefix("model = \""))
+        .and_then(|l| l.strip_suffix('"'))
+        .expect("detector.model in config show");
+    assert!(std::path::Path::new(model).starts_with(&repo), "{model}");
+    assert!(std::path::Path::new(model).is_file(), "{model}");
+}
+
 #[test]
 fn broken_config_file_is_reported_with_file_line_and_key() {
     let mut f = tempfile::Builder::new()

@@ -49,14 +49,11 @@ pub struct AutoArgs {
     /// Minecraft texture pack, tools/detector/minetest_texture_pack.py).
     #[arg(long, value_name = "NAME")]
     pub label_set: Option<String>,
-    /// Project root holding config/games/.
-    #[arg(long, default_value = ".")]
-    pub root: PathBuf,
 }
 
 /// The game's `[autolabel]` rules (in `--label-set`'s classes when given) and its profile.
-fn load_rules(game: &str, args: &AutoArgs) -> Result<(AutoLabelConfig, GameProfile)> {
-    let profile = GameProfile::load(&args.root, game)
+fn load_rules(root: &Path, game: &str, args: &AutoArgs) -> Result<(AutoLabelConfig, GameProfile)> {
+    let profile = GameProfile::load(root, game)
         .with_context(|| format!("cannot load game profile \"{game}\""))?;
     let config = profile
         .autolabel(args.label_set.as_deref())
@@ -73,8 +70,8 @@ fn record_path(out: &Path, name: &str) -> PathBuf {
 /// said when it was taken) gets its label file written again under the profile's current
 /// `[autolabel]` rules (and `--label-set`); frames labelled before records were kept are left
 /// as they are, and counted.
-fn relabel(out: &Path, game: &str, args: &AutoArgs) -> Result<ExitCode> {
-    let (config, profile) = load_rules(game, args)?;
+fn relabel(root: &Path, out: &Path, game: &str, args: &AutoArgs) -> Result<ExitCode> {
+    let (config, profile) = load_rules(root, game, args)?;
     let images = out.join("images");
     let mut names: Vec<String> = std::fs::read_dir(&images)
         .with_context(|| format!("cannot read {}", images.display()))?
@@ -270,9 +267,9 @@ pub fn run(
     relabel_only: bool,
 ) -> Result<ExitCode> {
     if relabel_only {
-        return relabel(out, game, args);
+        return relabel(ctx.root(), out, game, args);
     }
-    let (config, profile) = load_rules(game, args)?;
+    let (config, profile) = load_rules(ctx.root(), game, args)?;
     let mut game_truth = open_game(game, args)?;
     let gui = profile.gui.clone();
     let (mut window, rect) = DesktopWindow::open(ctx, profile)?;

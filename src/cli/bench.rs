@@ -54,9 +54,6 @@ pub struct StepArgs {
     pub task: String,
     #[command(flatten)]
     pub graph: GraphArgs,
-    /// Project root holding config/games/ and skills/.
-    #[arg(long, value_name = "DIR", default_value = ".")]
-    pub root: PathBuf,
     /// The report as JSON on stdout.
     #[arg(long)]
     pub json: bool,
@@ -73,7 +70,7 @@ fn step(ctx: &AppContext, args: &StepArgs) -> Result<ExitCode> {
         bail!("--steps must be at least 1");
     }
     let frames = load_frames(&args.frames)?;
-    let parts = super::setup::load_parts(ctx, &args.graph, &args.root, &args.task)?;
+    let parts = super::setup::load_parts(ctx, &args.graph, &args.task)?;
     let config = parts.config.clone();
     runtime::init(ctx.ort_lib().as_deref())?;
     let mut detector = Detector::load(&config.detector.model, config.detector.threads)?

@@ -38,9 +38,6 @@ pub enum CountsCommand {
         /// The screen whose slots to read (`hud`, `inventory`, ...).
         #[arg(long, default_value = "hud")]
         screen: String,
-        /// Project root holding config/games/.
-        #[arg(long, default_value = ".")]
-        root: PathBuf,
     },
     /// Learn the digit templates from the running game: fills the inventory with known stacks
     /// through the probe, reads the glyphs it draws, and prints `[counts.glyphs]` for the game
@@ -60,9 +57,6 @@ pub enum CountsCommand {
         /// at GUI scales 1-4, and learnt from those frames.
         #[arg(long, value_name = "PNG")]
         font: Option<PathBuf>,
-        /// Project root holding config/games/.
-        #[arg(long, default_value = ".")]
-        root: PathBuf,
         /// Wait after changing the inventory before the screenshot.
         #[arg(long, default_value_t = 800)]
         settle_ms: u64,
@@ -87,9 +81,9 @@ const ITEMS: [&str; 8] = [
     "default:gravel",
 ];
 
-fn profile(ctx: &AppContext, root: &std::path::Path) -> Result<(GameProfile, CountStyle)> {
+fn profile(ctx: &AppContext) -> Result<(GameProfile, CountStyle)> {
     let game = &ctx.config().game.profile;
-    let profile = GameProfile::load(root, game)
+    let profile = GameProfile::load(ctx.root(), game)
         .with_context(|| format!("cannot load game profile \"{game}\""))?;
     let Some(style) = profile.counts.clone() else {
         bail!(
@@ -115,9 +109,8 @@ pub fn run(ctx: &AppContext, cmd: &CountsCommand) -> Result<ExitCode> {
             image,
             save,
             screen,
-            root,
         } => {
-            let (profile, style) = profile(ctx, root)?;
+            let (profile, style) = profile(ctx)?;
             let img = match image {
                 Some(path) => image::open(path)
                     .with_context(|| format!("cannot read image {}", path.display()))?
@@ -153,10 +146,9 @@ pub fn run(ctx: &AppContext, cmd: &CountsCommand) -> Result<ExitCode> {
             probe,
             mcweb,
             font,
-            root,
             settle_ms,
         } => {
-            let (profile, style) = profile(ctx, root)?;
+            let (profile, style) = profile(ctx)?;
             let shots = match (font, mcweb) {
                 (Some(path), _) => font_shots(&profile, &style, path)?,
                 (None, Some(address)) => mcweb_shots(ctx, profile, address, *settle_ms)?,

@@ -45,12 +45,12 @@ pub struct EvalArgs {
 
 #[derive(Args)]
 pub struct GraphArgs {
-    /// Graph file [default: kg/<game.profile>.toml].
+    /// Graph file [default: kg/<game.profile>.toml under --root].
     #[arg(long, value_name = "FILE")]
     pub kg: Option<PathBuf>,
-    /// Tasks file.
-    #[arg(long, value_name = "FILE", default_value = "config/tasks.toml")]
-    pub tasks: PathBuf,
+    /// Tasks file [default: config/tasks.toml under --root].
+    #[arg(long, value_name = "FILE")]
+    pub tasks: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -104,17 +104,21 @@ pub fn run(ctx: &AppContext, cmd: &KgCommand) -> Result<ExitCode> {
 fn graph_path(ctx: &AppContext, args: &GraphArgs) -> PathBuf {
     args.kg.clone().unwrap_or_else(|| {
         let profile = &ctx.config().game.profile;
-        vistawise::toml_lines::profile_lineage(std::path::Path::new("config/games"), profile)
+        let root = ctx.root();
+        vistawise::toml_lines::profile_lineage(&root.join("config/games"), profile)
             .iter()
-            .map(|p| PathBuf::from(format!("kg/{p}.toml")))
+            .map(|p| ctx.in_root(format!("kg/{p}.toml")))
             .find(|p| p.is_file())
-            .unwrap_or_else(|| PathBuf::from(format!("kg/{profile}.toml")))
+            .unwrap_or_else(|| ctx.in_root(format!("kg/{profile}.toml")))
     })
 }
 
 pub(super) fn load(ctx: &AppContext, args: &GraphArgs) -> Result<(KnowledgeGraph, TaskList)> {
     let kg = KnowledgeGraph::load(&graph_path(ctx, args))?;
-    let tasks = TaskList::load(&args.tasks)?;
+    let tasks = match &args.tasks {
+        Some(path) => TaskList::load(path)?,
+        None => TaskList::load(&ctx.in_root("config/tasks.toml"))?,
+    };
     Ok((kg, tasks))
 }
 

@@ -50,8 +50,6 @@ pub enum MemoryCommand {
         /// numbers then differ from MiniLM's).
         #[arg(long)]
         bag_of_words: bool,
-        #[arg(long, value_name = "DIR", default_value = ".")]
-        root: PathBuf,
         #[command(flatten)]
         graph: GraphArgs,
         /// Also print each prompt of the run with all modules.
@@ -82,8 +80,6 @@ pub struct ExploreArgs {
     /// Send the prompt to the LLM and print its proposal.
     #[arg(long)]
     pub ask: bool,
-    #[arg(long, value_name = "DIR", default_value = ".")]
-    pub root: PathBuf,
     #[command(flatten)]
     pub graph: GraphArgs,
 }
@@ -123,10 +119,9 @@ pub fn run(ctx: &AppContext, cmd: &MemoryCommand) -> Result<ExitCode> {
         MemoryCommand::Explore(args) => explore(ctx, args),
         MemoryCommand::Tokens {
             bag_of_words,
-            root,
             graph,
             show_prompts,
-        } => tokens(ctx, *bag_of_words, root, graph, *show_prompts),
+        } => tokens(ctx, *bag_of_words, graph, *show_prompts),
     }
 }
 
@@ -259,7 +254,7 @@ fn howto_cmd(ctx: &AppContext, item: &str, ask: bool, graph: &GraphArgs) -> Resu
 }
 
 fn explore(ctx: &AppContext, args: &ExploreArgs) -> Result<ExitCode> {
-    let parts = super::setup::load_parts(ctx, &args.graph, &args.root, &args.task)?;
+    let parts = super::setup::load_parts(ctx, &args.graph, &args.task)?;
     let perception = match &args.detections {
         Some(p) => read_perception(p)?,
         None => Perception {
@@ -315,7 +310,6 @@ fn explore(ctx: &AppContext, args: &ExploreArgs) -> Result<ExitCode> {
 fn tokens(
     ctx: &AppContext,
     bag_of_words: bool,
-    root: &std::path::Path,
     graph: &GraphArgs,
     show_prompts: bool,
 ) -> Result<ExitCode> {
@@ -330,7 +324,7 @@ fn tokens(
     let episodes = scripted::episodes();
     let mut parts_by_task = Vec::new();
     for ep in &episodes {
-        parts_by_task.push(super::setup::load_parts(ctx, graph, root, ep.task_id)?);
+        parts_by_task.push(super::setup::load_parts(ctx, graph, ep.task_id)?);
     }
     if !bag_of_words {
         runtime::init(ctx.ort_lib().as_deref())?;

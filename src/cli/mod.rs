@@ -36,7 +36,19 @@ use vistawise::config::{Config, LoadedConfig, Override};
     about = "A desktop Minecraft agent: YOLO perception, knowledge-graph pooling, LLM policy, mouse/keyboard skills"
 )]
 struct Cli {
-    /// Config file laid over the built-in defaults [default: config/default.toml if present].
+    /// The project root: config/default.toml, config/games/, config/tasks.toml, kg/, skills/
+    /// and the config's relative data paths (detector, prompt template, prices, encoder) are
+    /// read from here, whatever the working directory.
+    #[arg(
+        long,
+        global = true,
+        env = "VISTAWISE_ROOT",
+        value_name = "DIR",
+        default_value = "."
+    )]
+    root: PathBuf,
+    /// Config file laid over the built-in defaults [default: config/default.toml under --root
+    /// if present].
     #[arg(long, global = true, env = "VISTAWISE_CONFIG", value_name = "FILE")]
     config: Option<PathBuf>,
     /// Override one key, e.g. --set detector.confidence=0.4 (repeatable; beats file and env).
@@ -127,9 +139,20 @@ use input_guard::InputGuard;
 pub struct AppContext {
     pub loaded: LoadedConfig,
     pub ort_lib: Option<PathBuf>,
+    /// `--root`: where the project's data files are read from.
+    pub root: PathBuf,
 }
 
 impl AppContext {
+    pub fn root(&self) -> &std::path::Path {
+        &self.root
+    }
+
+    /// `relative` under the project root (as given where the root is the working directory).
+    pub fn in_root(&self, relative: impl AsRef<std::path::Path>) -> PathBuf {
+        vistawise::config::under_root(&self.root, relative.as_ref())
+    }
+
     pub fn config(&self) -> &Config {
         &self.loaded.config
     }
@@ -174,7 +197,7 @@ fn all_set_assignments(parsed: &[String], args: &[String]) -> Vec<String> {
 fn collect_overrides(cli: &Cli) -> Result<Vec<Override>> {
     let mut overrides = match &cli.game {
         Some(game) => vistawise::config::game_settings(
-            &PathBuf::from("config/games").join(format!("{game}.toml")),
+            &cli.root.join("config/games").join(format!("{game}.toml")),
             game,
         )
         .with_context(|| format!("--game {game}"))?,
@@ -218,13 +241,15 @@ pub fn run() -> Result<ExitCode> {
 
     let overrides = collect_overrides(&cli)?;
     let file = cli.config.clone().or_else(|| {
-        let local = PathBuf::from("config/default.toml");
+        let local = cli.root.join("config/default.toml");
         local.is_file().then_some(local)
     });
-    let loaded = Config::load(file.as_deref(), &overrides).context("invalid configuration")?;
+    let mut loaded = Config::load(file.as_deref(), &overrides).context("invalid configuration")?;
+    loaded.config = loaded.config.rooted(&cli.root);
     let ctx = AppContext {
         loaded,
         ort_lib: cli.ort_lib.clone(),
+        root: cli.root.clone(),
     };
     match cli.command {
         Command::Detect(args) => detect::run(&ctx, &args),

@@ -56,9 +56,6 @@ pub struct PlayArgs {
     /// Session id (folder name under session.dir) [default: date-time-task].
     #[arg(long)]
     pub session_id: Option<String>,
-    /// Project root holding config/games/ and skills/.
-    #[arg(long, value_name = "DIR", default_value = ".")]
-    pub root: PathBuf,
     /// Play on recorded frames instead of the game window (a session folder or a folder of
     /// images, in name order): a full loop with no display. Needs --dry-run.
     #[arg(long, value_name = "DIR")]
@@ -69,7 +66,7 @@ pub struct PlayArgs {
 }
 
 pub fn run(ctx: &AppContext, args: &PlayArgs) -> Result<ExitCode> {
-    let parts = super::setup::load_parts(ctx, &args.graph, &args.root, &args.task)?;
+    let parts = super::setup::load_parts(ctx, &args.graph, &args.task)?;
     let config = &parts.config;
     runtime::init(ctx.ort_lib().as_deref())?;
     let mut detector = Detector::load(&config.detector.model, config.detector.threads)?

@@ -41,9 +41,6 @@ pub struct WindowArgs {
     /// Game window size the coordinates are checked against.
     #[arg(long, value_name = "WxH", default_value = "1280x720")]
     pub window_size: String,
-    /// Project root holding config/games/ and skills/.
-    #[arg(long, value_name = "DIR", default_value = ".")]
-    pub root: PathBuf,
 }
 
 #[derive(Args)]
@@ -91,7 +88,7 @@ pub fn run(ctx: &AppContext, cmd: &PolicyCommand) -> Result<ExitCode> {
 
 fn profile_and_size(ctx: &AppContext, args: &WindowArgs) -> Result<(GameProfile, (u32, u32))> {
     let name = &ctx.config().game.profile;
-    let profile = GameProfile::load(&args.root, name)
+    let profile = GameProfile::load(ctx.root(), name)
         .with_context(|| format!("cannot load the skills of game profile \"{name}\""))?;
     let size = super::skills::parse_size(&args.window_size)?;
     Ok((profile, size))
@@ -100,7 +97,7 @@ fn profile_and_size(ctx: &AppContext, args: &WindowArgs) -> Result<(GameProfile,
 /// The agent's parts for the task, and the frame's perception (an empty frame of the window
 /// size when no detections are given).
 fn step_setup(ctx: &AppContext, args: &StepArgs) -> Result<(Parts, Perception)> {
-    let parts = super::setup::load_parts(ctx, &args.graph, &args.window.root, &args.task)?;
+    let parts = super::setup::load_parts(ctx, &args.graph, &args.task)?;
     let (w, h) = super::skills::parse_size(&args.window.window_size)?;
     let perception = match &args.detections {
         Some(path) => read_perception(path)?,

@@ -2,7 +2,7 @@
 //! winning sessions, and a policy's score on them (see `agent::policy_eval`).
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
@@ -25,9 +25,6 @@ pub struct CasesArgs {
     pub out: PathBuf,
     #[command(flatten)]
     pub graph: GraphArgs,
-    /// Project root holding config/games/ and skills/.
-    #[arg(long, value_name = "DIR", default_value = ".")]
-    pub root: PathBuf,
 }
 
 #[derive(Args)]
@@ -47,9 +44,6 @@ pub struct EvalArgs {
     pub json: bool,
     #[command(flatten)]
     pub graph: GraphArgs,
-    /// Project root holding config/games/ and skills/.
-    #[arg(long, value_name = "DIR", default_value = ".")]
-    pub root: PathBuf,
 }
 
 pub fn cases(ctx: &AppContext, args: &CasesArgs) -> Result<ExitCode> {
@@ -71,7 +65,7 @@ pub fn cases(ctx: &AppContext, args: &CasesArgs) -> Result<ExitCode> {
                 dir.display(),
             );
         }
-        let parts = super::setup::load_parts(ctx, &args.graph, &args.root, &session.meta.task)?;
+        let parts = super::setup::load_parts(ctx, &args.graph, &session.meta.task)?;
         let file = CaseFile::from_session(&parts, &session, game);
         let path = args.out.join(format!("{}.jsonl", file.header.source));
         file.save(&path)?;
@@ -108,12 +102,13 @@ fn case_paths(given: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(paths)
 }
 
-pub fn eval(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
-    let game = ctx.config().game.profile.clone();
+/// The cases files of `paths`, each checked to be of the config's game.
+fn load_case_files(ctx: &AppContext, paths: &[PathBuf]) -> Result<Vec<CaseFile>> {
+    let game = &ctx.config().game.profile;
     let mut files = Vec::new();
-    for path in case_paths(&args.cases)? {
+    for path in case_paths(paths)? {
         let file = CaseFile::load(&path)?;
-        if file.header.game != game {
+        if file.header.game != *game {
             bail!(
                 "{} holds cases of game \"{}\": run `vistawise --game {} policy eval ...`",
                 path.display(),
@@ -123,13 +118,46 @@ pub fn eval(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
         }
         files.push(file);
     }
+    Ok(files)
+}
+
+/// `--results`: every case's result as a JSON line, flushed as it comes.
+struct ResultSink {
+    out: Option<(PathBuf, std::fs::File)>,
+}
+
+impl ResultSink {
+    fn create(path: Option<&Path>) -> Result<Self> {
+        let out = match path {
+            Some(p) => Some((
+                p.to_path_buf(),
+                std::fs::File::create(p)
+                    .with_context(|| format!("cannot create {}", p.display()))?,
+            )),
+            None => None,
+        };
+        Ok(ResultSink { out })
+    }
+
+    fn write(&mut self, r: &CaseResult) -> Result<(), policy_eval::EvalError> {
+        let Some((path, out)) = self.out.as_mut() else {
+            return Ok(());
+        };
+        let written = serde_json::to_string(r)
+            .map_err(std::io::Error::other)
+            .and_then(|line| writeln!(out, "{line}"))
+            .and_then(|()| out.flush());
+        written.map_err(|e| policy_eval::EvalError::Write {
+            path: path.clone(),
+            reason: e.to_string(),
+        })
+    }
+}
+
+pub fn eval(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
+    let files = load_case_files(ctx, &args.cases)?;
     let total: u64 = files.iter().map(|f| f.cases.len() as u64).sum();
-    let mut sink = match &args.results {
-        Some(p) => Some(
-            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
-        ),
-        None => None,
-    };
+    let mut sink = ResultSink::create(args.results.as_deref())?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -149,20 +177,11 @@ pub fn eval(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
     let mut all: Vec<CaseResult> = Vec::new();
     let mut per_file: Vec<(String, Score)> = Vec::new();
     for file in &files {
-        let mut parts = super::setup::load_parts(ctx, &args.graph, &args.root, &file.header.task)?;
+        let mut parts = super::setup::load_parts(ctx, &args.graph, &file.header.task)?;
         parts.config.llm.prompt_template = template_path.clone();
         parts.template = template.clone();
         let results = policy_eval::run_file(&parts, &policy, file, &runtime, &mut |r| {
-            if let Some(out) = sink.as_mut() {
-                let written = serde_json::to_string(r)
-                    .map_err(std::io::Error::other)
-                    .and_then(|line| writeln!(out, "{line}"))
-                    .and_then(|()| out.flush());
-                written.map_err(|e| policy_eval::EvalError::Write {
-                    path: args.results.clone().unwrap_or_default(),
-                    reason: e.to_string(),
-                })?;
-            }
+            sink.write(r)?;
             bar.inc(1);
             bar.set_message(format!(
                 "{}: step {} {}",

@@ -45,9 +45,6 @@ pub struct ReplayArgs {
     /// Decisions recalled into the prompt instead of memory.recall_steps.
     #[arg(long)]
     pub recall_steps: Option<usize>,
-    /// Project root holding config/games/ and skills/.
-    #[arg(long, value_name = "DIR", default_value = ".")]
-    pub root: PathBuf,
     /// Print the differences as JSON.
     #[arg(long)]
     pub json: bool,
@@ -122,7 +119,7 @@ pub fn run(ctx: &AppContext, args: &ReplayArgs) -> Result<ExitCode> {
     if session.truncated_tail {
         eprintln!("note: the session's last line was cut off (crash?) and is skipped");
     }
-    let mut parts = super::setup::load_parts(ctx, &args.graph, &args.root, &session.meta.task)?;
+    let mut parts = super::setup::load_parts(ctx, &args.graph, &session.meta.task)?;
     if let Some(t) = &args.prompt_template {
         parts.config.llm.prompt_template = t.clone();
         parts.template = vistawise::policy::PromptTemplate::load(t)?;

@@ -13,18 +13,13 @@ use super::AppContext;
 use super::kg::{GraphArgs, load};
 
 /// The fixed parts of the agent for a task: config, graph, task, game profile, prompt template.
-pub(super) fn load_parts(
-    ctx: &AppContext,
-    graph: &GraphArgs,
-    root: &std::path::Path,
-    task_id: &str,
-) -> Result<Parts> {
+pub(super) fn load_parts(ctx: &AppContext, graph: &GraphArgs, task_id: &str) -> Result<Parts> {
     let (kg, tasks) = load(ctx, graph)?;
     Ok(Parts::assemble(
         ctx.config().clone(),
         kg,
         &tasks,
-        root,
+        ctx.root(),
         task_id,
     )?)
 }

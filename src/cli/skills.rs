@@ -1,7 +1,6 @@
 //! `vistawise skills list|run`: the skill library, and one skill run by hand (dry-run shows the
 //! events; without it they go to the game window through the real mouse and keyboard).
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
@@ -22,9 +21,6 @@ pub enum SkillsCommand {
 
 #[derive(Args)]
 pub struct ProfileArgs {
-    /// Project root holding config/games/ and skills/ [default: current directory].
-    #[arg(long, value_name = "DIR", default_value = ".")]
-    pub root: PathBuf,
     /// Print the library as JSON.
     #[arg(long)]
     pub json: bool,
@@ -54,14 +50,14 @@ pub fn run(ctx: &AppContext, cmd: &SkillsCommand) -> Result<ExitCode> {
     }
 }
 
-fn load_profile(ctx: &AppContext, args: &ProfileArgs) -> Result<GameProfile> {
+fn load_profile(ctx: &AppContext) -> Result<GameProfile> {
     let name = &ctx.config().game.profile;
-    GameProfile::load(&args.root, name)
+    GameProfile::load(ctx.root(), name)
         .with_context(|| format!("cannot load the skills of game profile \"{name}\""))
 }
 
 fn list(ctx: &AppContext, args: &ProfileArgs) -> Result<ExitCode> {
-    let profile = load_profile(ctx, args)?;
+    let profile = load_profile(ctx)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&profile.skills.skills)?);
         return Ok(ExitCode::SUCCESS);
@@ -108,7 +104,7 @@ pub(super) fn parse_size(text: &str) -> Result<(u32, u32)> {
 }
 
 fn run_skill(ctx: &AppContext, args: &RunArgs) -> Result<ExitCode> {
-    let profile = load_profile(ctx, &args.profile)?;
+    let profile = load_profile(ctx)?;
     let config = ctx.config();
     let call = SkillCall {
         skill: args.skill.clone(),

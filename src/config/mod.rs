@@ -28,23 +28,14 @@ pub const ENV_PREFIX: &str = "VISTAWISE_";
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
-    #[serde(default)]
     pub game: GameConfig,
-    #[serde(default)]
     pub detector: DetectorConfig,
-    #[serde(default)]
     pub onnxruntime: OnnxRuntimeConfig,
-    #[serde(default)]
     pub llm: LlmConfig,
-    #[serde(default)]
     pub memory: MemoryConfig,
-    #[serde(default)]
     pub pooling: PoolingConfig,
-    #[serde(default)]
     pub embedding: EmbeddingConfig,
-    #[serde(default)]
     pub safety: SafetyConfig,
-    #[serde(default)]
     pub session: SessionConfig,
 }
 
@@ -185,66 +176,10 @@ pub(crate) fn check(ok: bool, key: &str, reason: &str) -> Result<(), (String, St
 impl Config {
     /// The compiled-in defaults.
     pub fn builtin() -> Config {
-        // `Strict` has no serde defaults, so this cannot recurse into `Default`.
-        #[derive(Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct Strict {
-            game: StrictGame,
-            detector: StrictDetector,
-            onnxruntime: StrictOnnx,
-            llm: StrictLlm,
-            memory: StrictMemory,
-            pooling: StrictPooling,
-            embedding: StrictEmbedding,
-            safety: StrictSafety,
-            session: StrictSession,
-        }
-        macro_rules! strict {
-            ($name:ident, $target:ty, { $($f:ident : $t:ty),* $(,)? }) => {
-                #[derive(Deserialize)]
-                #[serde(deny_unknown_fields)]
-                struct $name { $($f: $t),* }
-                impl From<$name> for $target {
-                    fn from(s: $name) -> Self { Self { $($f: s.$f),* } }
-                }
-            };
-        }
-        strict!(StrictGame, GameConfig, { profile: String, window_title: String, gui_scale: GuiScale,
-            settle_ms: u64, capture: crate::capture::window::Transport });
-        strict!(StrictDetector, DetectorConfig, { model: PathBuf, confidence: f32, iou: f32,
-            max_detections: usize, threads: usize, input_size: u32, k_w: f32, k_h: f32 });
-        strict!(StrictOnnx, OnnxRuntimeConfig, { library: PathBuf });
-        strict!(StrictLlm, LlmConfig, { base_url: String, model: String, api_key_env: String,
-            timeout_secs: u64, max_retries: u32, output_mode: OutputMode, temperature: f32, max_tokens: u32,
-            retry_backoff_ms: u64, max_invalid_answers: u32, constrain: Constrain,
-            reasoning_max_chars: u32, subgoal_max_steps: u32, prompt_template: PathBuf,
-            prices: PathBuf });
-        strict!(StrictMemory, MemoryConfig, { recall_steps: usize,
-            modules: Vec<crate::longterm::Module>, db_dir: PathBuf, top_k: usize,
-            lambda_state: f32, lambda_task: f32, lambda_plan: f32, max_revisions: u32,
-            predict_min_score: f32, predict_plan_similarity: f32, plan_match_distance: f32,
-            plan_merge_distance: f32, max_plans: usize, exemplar_k: usize });
-        strict!(StrictPooling, PoolingConfig, { max_path_length: usize, max_paths: usize,
-            similarity_threshold: f32 });
-        strict!(StrictEmbedding, EmbeddingConfig, { model_dir: PathBuf, threads: usize });
-        strict!(StrictSafety, SafetyConfig, { max_steps: u64, max_minutes: f64, max_cost_usd: f64,
-            emergency_stop_key: String, corner_stop_secs: f64 });
-        strict!(StrictSession, SessionConfig, { dir: PathBuf, jpeg_quality: u8 });
-
-        // The text is compiled in and covered by tests, so failing here is a build defect.
-        let s: Strict = toml::from_str(DEFAULT_TOML)
-            .unwrap_or_else(|e| panic!("built-in config/default.toml is invalid: {e}"));
-        Config {
-            game: s.game.into(),
-            detector: s.detector.into(),
-            onnxruntime: s.onnxruntime.into(),
-            llm: s.llm.into(),
-            memory: s.memory.into(),
-            pooling: s.pooling.into(),
-            embedding: s.embedding.into(),
-            safety: s.safety.into(),
-            session: s.session.into(),
-        }
+        // No section has serde defaults (they would call `Default`, which calls this), so every
+        // key must be in the text: the unit tests read it.
+        toml::from_str(DEFAULT_TOML)
+            .unwrap_or_else(|e| panic!("built-in config/default.toml is invalid: {e}"))
     }
 
     /// Loads the layers: built-in, then `file` (if any), then `overrides` in order.
@@ -267,9 +202,8 @@ impl Config {
                     line: e.span().map(|s| crate::toml_lines::line_at(&text, s.start)),
                     message: e.message().to_string(),
                 };
-                // Typed parse first: its errors carry the span of the offending key.
-                let config: Config = toml::from_str(&text).map_err(parse_error)?;
                 let table: toml::Table = toml::from_str(&text).map_err(parse_error)?;
+                let config = lay_over(&builtin, &table, &text, path)?;
                 for key in flatten(&table).into_keys() {
                     let line = locate_key(&text, &key);
                     origins.insert(
@@ -320,6 +254,34 @@ impl Config {
         let mut shown = self.clone();
         shown.llm.base_url = mask_url_credentials(&shown.llm.base_url);
         toml::to_string_pretty(&shown).unwrap_or_else(|e| format!("# cannot render config: {e}\n"))
+    }
+}
+
+/// `path` under `root` when it is relative; as given where the root is the working directory
+/// (so paths print as the user wrote them).
+pub fn under_root(root: &Path, path: &Path) -> PathBuf {
+    if path.is_absolute() || root == Path::new(".") || path.as_os_str().is_empty() {
+        path.to_path_buf()
+    } else {
+        root.join(path)
+    }
+}
+
+impl Config {
+    /// The config with its relative data paths (the detector, the prompt template, the price
+    /// table, the sentence encoder, the ONNX Runtime library) read from the project `root`.
+    /// Outputs (`session.dir`, `memory.db_dir`) stay where the command runs.
+    pub fn rooted(mut self, root: &Path) -> Config {
+        for path in [
+            &mut self.detector.model,
+            &mut self.llm.prompt_template,
+            &mut self.llm.prices,
+            &mut self.embedding.model_dir,
+            &mut self.onnxruntime.library,
+        ] {
+            *path = under_root(root, path);
+        }
+        self
     }
 }
 
@@ -431,6 +393,74 @@ fn apply_override(config: &Config, ov: &Override) -> Result<Config, ConfigError>
         }
     }
     Err(invalid(first_error.unwrap_or_default()))
+}
+
+/// `file`'s keys laid over `base`, then read once, strictly, as a whole config. Errors name the
+/// file's line: an unknown section or key is found against the base's keys, and a wrong value
+/// by laying the file's keys over the base one at a time.
+fn lay_over(
+    base: &Config,
+    file: &toml::Table,
+    text: &str,
+    path: &Path,
+) -> Result<Config, ConfigError> {
+    let error = |key: &str, message: String| ConfigError::Parse {
+        path: path.to_path_buf(),
+        line: locate_key(text, key).or_else(|| locate_section(text, key)),
+        message,
+    };
+    let mut merged = to_table(base);
+    let mut laid = Vec::new();
+    for (section, value) in file {
+        let Some(into) = merged.get_mut(section).and_then(toml::Value::as_table_mut) else {
+            return Err(error(section, format!("unknown section `{section}`")));
+        };
+        let Some(keys) = value.as_table() else {
+            return Err(error(section, format!("`{section}` must be a [section]")));
+        };
+        for (key, v) in keys {
+            if !into.contains_key(key) {
+                return Err(error(
+                    &format!("{section}.{key}"),
+                    format!("unknown field `{key}` in [{section}]"),
+                ));
+            }
+            into.insert(key.clone(), v.clone());
+            laid.push((section.clone(), key.clone(), v.clone()));
+        }
+    }
+    Config::deserialize(merged).map_err(|whole| {
+        // The first key that alone breaks the base is the one to name.
+        let culprit = laid.iter().find_map(|(section, key, v)| {
+            let mut one = to_table(base);
+            if let Some(t) = one.get_mut(section).and_then(toml::Value::as_table_mut) {
+                t.insert(key.clone(), v.clone());
+            }
+            Config::deserialize(one).err().map(|e| {
+                error(
+                    &format!("{section}.{key}"),
+                    format!("{section}.{key}: {}", e.message()),
+                )
+            })
+        });
+        culprit.unwrap_or_else(|| ConfigError::Parse {
+            path: path.to_path_buf(),
+            line: None,
+            message: whole.message().to_string(),
+        })
+    })
+}
+
+/// The line of `[section]` in `text`.
+fn locate_section(text: &str, section: &str) -> Option<usize> {
+    text.lines()
+        .position(|l| {
+            l.trim()
+                .strip_prefix('[')
+                .and_then(|l| l.strip_suffix(']'))
+                .is_some_and(|name| name.trim() == section)
+        })
+        .map(|i| i + 1)
 }
 
 fn to_table(config: &Config) -> toml::Table {

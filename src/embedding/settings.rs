@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::check;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[serde(deny_unknown_fields)]
 pub struct EmbeddingConfig {
     pub model_dir: PathBuf,
     pub threads: usize,

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::check;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[serde(deny_unknown_fields)]
 pub struct PoolingConfig {
     pub max_path_length: usize,
     pub max_paths: usize,

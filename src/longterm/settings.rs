@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::check;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[serde(deny_unknown_fields)]
 pub struct MemoryConfig {
     pub recall_steps: usize,
     /// Long-term memory modules (docs/memory.md): experiences, howto, plans, exemplars.

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::check;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[serde(deny_unknown_fields)]
 pub struct DetectorConfig {
     pub model: PathBuf,
     pub confidence: f32,
@@ -21,7 +21,7 @@ pub struct DetectorConfig {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[serde(deny_unknown_fields)]
 pub struct OnnxRuntimeConfig {
     /// Empty means "search the usual places".
     pub library: PathBuf,

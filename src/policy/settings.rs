@@ -14,7 +14,7 @@ pub enum OutputMode {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[serde(deny_unknown_fields)]
 pub struct LlmConfig {
     pub base_url: String,
     pub model: String,
