@@ -26,6 +26,9 @@ use crate::skills::{ActResult, StopFlag};
 
 #[derive(Debug, thiserror::Error)]
 pub enum BenchError {
+    /// The agent's step (detection, or the policy's LLM where it fails the step).
+    #[error(transparent)]
+    Step(#[from] StepError),
     #[error(transparent)]
     Capture(#[from] CaptureError),
     #[error(transparent)]
@@ -36,18 +39,6 @@ pub enum BenchError {
     NoFrames(String),
     #[error("cannot start the async runtime: {0}")]
     Runtime(String),
-    /// Never from the planner, which asks no LLM.
-    #[error(transparent)]
-    Decide(#[from] super::decide::DecideError),
-}
-
-impl From<StepError> for BenchError {
-    fn from(e: StepError) -> Self {
-        match e {
-            StepError::Detector(e) => BenchError::Detector(e),
-            StepError::Decide(e) => BenchError::Decide(e),
-        }
-    }
 }
 
 /// Where a step's pixels come from.

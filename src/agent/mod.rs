@@ -12,5 +12,6 @@ pub mod report;
 pub mod scripted;
 pub mod session;
 pub mod settings;
+pub mod setup;
 pub mod step;
 pub mod success;

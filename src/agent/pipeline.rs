@@ -107,13 +107,7 @@ impl Parts {
 }
 
 pub fn detect_options(config: &Config) -> DetectOptions {
-    DetectOptions {
-        confidence: config.detector.confidence,
-        iou: config.detector.iou,
-        max_detections: config.detector.max_detections,
-        multi_label: false,
-        clip_boxes: true,
-    }
+    config.detector.detect_options()
 }
 
 /// Detections of a frame and what they mean for the agent, with the stack counts of the icons

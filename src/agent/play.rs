@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use crate::capture::frame::CaptureError;
 use crate::capture::source::{FrameSource, SourcedFrame};
 use crate::capture::windows::WindowInfo;
-use crate::perception::{Detector, DetectorError};
+use crate::perception::Detector;
 use crate::skills::{
     ActResult, EnigoBackend, Executed, InputError, StopFlag, StopReason, WindowRect, execute,
 };
@@ -36,29 +36,19 @@ pub struct PlayOptions {
 
 #[derive(Debug, thiserror::Error)]
 pub enum AgentError {
+    /// The agent's step (detection, or the policy's LLM where it fails the step).
+    #[error(transparent)]
+    Step(#[from] StepError),
     #[error(transparent)]
     Session(#[from] SessionError),
     #[error(transparent)]
     Capture(#[from] CaptureError),
-    #[error(transparent)]
-    Detector(#[from] DetectorError),
-    #[error(transparent)]
-    Decide(#[from] super::decide::DecideError),
     #[error(transparent)]
     Input(#[from] InputError),
     #[error("cannot start the async runtime: {0}")]
     Runtime(String),
     #[error("recorded frames have no game window to send input to: play them with --dry-run")]
     NoWindow,
-}
-
-impl From<StepError> for AgentError {
-    fn from(e: StepError) -> Self {
-        match e {
-            StepError::Detector(e) => AgentError::Detector(e),
-            StepError::Decide(e) => AgentError::Decide(e),
-        }
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

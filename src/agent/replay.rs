@@ -4,13 +4,13 @@
 
 use serde::Serialize;
 
-use super::decide::{Asker, DecideError, Policy};
+use super::decide::{Asker, Policy};
 use super::long_term::LongTerm;
 use super::pipeline::Parts;
 use super::session::{Session, Validation};
 use super::step::{Agent, LlmFailure, StepError};
 use crate::perception::decode::iou;
-use crate::perception::{Detection, Detector, DetectorError};
+use crate::perception::{Detection, Detector};
 use crate::policy::Usage;
 use crate::skills::{SkillCall, StopFlag};
 
@@ -44,24 +44,13 @@ impl StepDiff {
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReplayError {
+    /// The agent's step (detection, or the policy's LLM where it fails the step).
+    #[error(transparent)]
+    Step(#[from] StepError),
     #[error(transparent)]
     Session(#[from] super::session::SessionError),
-    #[error(transparent)]
-    Detector(#[from] DetectorError),
-    /// The replayed policy's LLM failed (a replay has no stop to ask for).
-    #[error(transparent)]
-    Decide(#[from] DecideError),
     #[error("cannot start the async runtime: {0}")]
     Runtime(String),
-}
-
-impl From<StepError> for ReplayError {
-    fn from(e: StepError) -> Self {
-        match e {
-            StepError::Detector(e) => ReplayError::Detector(e),
-            StepError::Decide(e) => ReplayError::Decide(e),
-        }
-    }
 }
 
 /// Detections only in one of the runs: "+ trunk (x, y)" new, "- log_icon (x, y)" gone.

@@ -7,7 +7,6 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::Args;
 use vistawise::annotate::{self, AnnotateOptions, DetectorLabeller, VideoSampling};
-use vistawise::perception::{DetectOptions, Detector, runtime};
 
 use super::AppContext;
 use super::detector_flags::DetectorFlags;
@@ -61,17 +60,9 @@ pub fn run(
     };
     check_sampling(args)?;
     let cfg = &ctx.config().detector;
-    runtime::init(ctx.ort_lib().as_deref())?;
-    let detector = Detector::load(&cfg.model, cfg.threads)?.with_input_size(cfg.input_size)?;
     let mut labeller = DetectorLabeller {
-        detector,
-        options: DetectOptions {
-            confidence: cfg.confidence,
-            iou: cfg.iou,
-            max_detections: cfg.max_detections,
-            multi_label: false,
-            clip_boxes: true,
-        },
+        detector: ctx.setup().detector()?,
+        options: cfg.detect_options(),
     };
     let opts = AnnotateOptions {
         sampling: VideoSampling {

@@ -12,7 +12,6 @@ use vistawise::agent::session::Recorder;
 use vistawise::capture::window::WindowCapture;
 use vistawise::capture::windows;
 use vistawise::capture::x11::FrameWindow;
-use vistawise::perception::{Detector, runtime};
 
 use super::AppContext;
 use super::kg::GraphArgs;
@@ -72,9 +71,7 @@ fn step(ctx: &AppContext, args: &StepArgs) -> Result<ExitCode> {
     let frames = load_frames(&args.frames)?;
     let parts = super::setup::load_parts(ctx, &args.graph, &args.task)?;
     let config = parts.config.clone();
-    runtime::init(ctx.ort_lib().as_deref())?;
-    let mut detector = Detector::load(&config.detector.model, config.detector.threads)?
-        .with_input_size(config.detector.input_size)?;
+    let mut detector = ctx.setup().detector()?;
     let mut planner = parts.planner()?;
     let (w, h) = (frames[0].width(), frames[0].height());
     let mut pixels = match args.capture {

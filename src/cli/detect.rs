@@ -7,10 +7,7 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use indicatif::ProgressBar;
 use serde::Serialize;
-use vistawise::perception::{
-    DetectOptions, Detection, Detector, Perception, SplitContext, StageTimes, detections, overlay,
-    runtime,
-};
+use vistawise::perception::{Detection, Perception, SplitContext, StageTimes, detections, overlay};
 
 use super::AppContext;
 use super::detector_flags::DetectorFlags;
@@ -69,15 +66,8 @@ pub fn run(ctx: &AppContext, args: &DetectArgs) -> Result<ExitCode> {
             .with_context(|| format!("cannot create overlay folder {}", out.display()))?;
     }
 
-    runtime::init(ctx.ort_lib().as_deref())?;
-    let mut detector = Detector::load(&cfg.model, cfg.threads)?.with_input_size(cfg.input_size)?;
-    let opts = DetectOptions {
-        confidence: cfg.confidence,
-        iou: cfg.iou,
-        max_detections: cfg.max_detections,
-        multi_label: false,
-        clip_boxes: true,
-    };
+    let mut detector = ctx.setup().detector()?;
+    let opts = cfg.detect_options();
 
     let progress = if is_dir {
         super::progress_bar(

@@ -101,25 +101,8 @@ pub fn run(ctx: &AppContext, cmd: &KgCommand) -> Result<ExitCode> {
 
 /// `--kg`, else `kg/<profile>.toml` of the profile or, for a profile laid over a base, of the
 /// first of its bases that has one.
-fn graph_path(ctx: &AppContext, args: &GraphArgs) -> PathBuf {
-    args.kg.clone().unwrap_or_else(|| {
-        let profile = &ctx.config().game.profile;
-        let root = ctx.root();
-        vistawise::toml_lines::profile_lineage(&root.join("config/games"), profile)
-            .iter()
-            .map(|p| ctx.in_root(format!("kg/{p}.toml")))
-            .find(|p| p.is_file())
-            .unwrap_or_else(|| ctx.in_root(format!("kg/{profile}.toml")))
-    })
-}
-
 pub(super) fn load(ctx: &AppContext, args: &GraphArgs) -> Result<(KnowledgeGraph, TaskList)> {
-    let kg = KnowledgeGraph::load(&graph_path(ctx, args))?;
-    let tasks = match &args.tasks {
-        Some(path) => TaskList::load(path)?,
-        None => TaskList::load(&ctx.in_root("config/tasks.toml"))?,
-    };
-    Ok((kg, tasks))
+    Ok(ctx.setup().graph_and_tasks(&args.files())?)
 }
 
 pub(super) fn limits(ctx: &AppContext) -> PathLimits {

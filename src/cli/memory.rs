@@ -212,12 +212,8 @@ fn show(ctx: &AppContext, id: i64, json: bool) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn block_on<F: std::future::Future>(f: F) -> Result<F::Output> {
-    Ok(tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?
-        .block_on(f))
+fn block_on<F: std::future::Future>(ctx: &AppContext, f: F) -> Result<F::Output> {
+    Ok(ctx.setup().async_runtime()?.block_on(f))
 }
 
 fn howto_cmd(ctx: &AppContext, item: &str, ask: bool, graph: &GraphArgs) -> Result<ExitCode> {
@@ -237,7 +233,7 @@ fn howto_cmd(ctx: &AppContext, item: &str, ask: bool, graph: &GraphArgs) -> Resu
     }
     let config = ctx.config();
     let client = LlmClient::new(&config.llm)?;
-    let answer = block_on(howto::ask(&client, &config.llm, &kg, &item))??
+    let answer = block_on(ctx, howto::ask(&client, &config.llm, &kg, &item))??
         .response
         .text();
     match howto::parse_answer(&answer, &item) {
@@ -294,7 +290,9 @@ fn explore(ctx: &AppContext, args: &ExploreArgs) -> Result<ExitCode> {
         ..ChatOptions::default()
     };
     let messages = [vistawise::policy::ChatMessage::user(prompt)];
-    let answer = block_on(client.chat(&messages, &options))??.response.text();
+    let answer = block_on(ctx, client.chat(&messages, &options))??
+        .response
+        .text();
     match exemplars::parse_proposal(&answer) {
         Ok(p) => {
             println!("{}", serde_json::to_string_pretty(&p)?);
@@ -329,10 +327,7 @@ fn tokens(
     if !bag_of_words {
         runtime::init(ctx.ort_lib().as_deref())?;
     }
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    let rt = ctx.setup().async_runtime()?;
     // columns[setting][row]
     let mut columns: Vec<Vec<usize>> = Vec::new();
     let mut rows: Vec<String> = Vec::new();

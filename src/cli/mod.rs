@@ -148,9 +148,13 @@ impl AppContext {
         &self.root
     }
 
-    /// `relative` under the project root (as given where the root is the working directory).
-    pub fn in_root(&self, relative: impl AsRef<std::path::Path>) -> PathBuf {
-        vistawise::config::under_root(&self.root, relative.as_ref())
+    /// The library's composition over this command's config, root and ONNX Runtime library.
+    pub fn setup(&self) -> vistawise::agent::setup::Setup<'_> {
+        vistawise::agent::setup::Setup {
+            config: self.config(),
+            root: &self.root,
+            ort_lib: self.ort_lib(),
+        }
     }
 
     pub fn config(&self) -> &Config {

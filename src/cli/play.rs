@@ -14,7 +14,6 @@ use vistawise::capture::source::{FrameSource, RecordedFrames};
 use vistawise::capture::window::WindowCapture;
 use vistawise::capture::windows;
 use vistawise::config::Config;
-use vistawise::perception::{Detector, runtime};
 use vistawise::policy::subgoal::SubgoalPolicy;
 use vistawise::policy::{LlmClient, LlmPolicy, PriceTable};
 use vistawise::skills::{StopFlag, emergency};
@@ -68,9 +67,7 @@ pub struct PlayArgs {
 pub fn run(ctx: &AppContext, args: &PlayArgs) -> Result<ExitCode> {
     let parts = super::setup::load_parts(ctx, &args.graph, &args.task)?;
     let config = &parts.config;
-    runtime::init(ctx.ort_lib().as_deref())?;
-    let mut detector = Detector::load(&config.detector.model, config.detector.threads)?
-        .with_input_size(config.detector.input_size)?;
+    let mut detector = ctx.setup().detector()?;
     let mut policy = build_policy(args, &parts)?;
 
     let stop = StopFlag::default();

@@ -139,10 +139,7 @@ fn prompt_cmd(ctx: &AppContext, args: &StepArgs, ask: bool) -> Result<ExitCode> 
     let layout = pipeline::layout(&parts, perception.frame_w, perception.frame_h);
     let expand_ctx =
         pipeline::expand_context(&parts, &layout, perception.frame_w, perception.frame_h);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    let runtime = ctx.setup().async_runtime()?;
     let mut turn = runtime.block_on(policy.decide(&text, &parts.profile.skills, &expand_ctx))?;
     policy.count_unreported(&mut turn, &parts.counter);
     if args.json {

@@ -158,10 +158,7 @@ pub fn eval(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
     let files = load_case_files(ctx, &args.cases)?;
     let total: u64 = files.iter().map(|f| f.cases.len() as u64).sum();
     let mut sink = ResultSink::create(args.results.as_deref())?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    let runtime = ctx.setup().async_runtime()?;
     let bar = ProgressBar::new(total);
     bar.set_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} cases {msg} ({elapsed})")

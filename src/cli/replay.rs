@@ -11,7 +11,7 @@ use vistawise::agent::decide::{Policy, Recorded};
 use vistawise::agent::pipeline::Parts;
 use vistawise::agent::replay::{self, StepDiff};
 use vistawise::agent::session::Session;
-use vistawise::perception::{Detector, runtime};
+use vistawise::perception::Detector;
 use vistawise::policy::usage_summary::{Spent, UsageSummary};
 use vistawise::policy::{LlmClient, LlmPolicy, PriceTable};
 
@@ -131,9 +131,11 @@ pub fn run(ctx: &AppContext, args: &ReplayArgs) -> Result<ExitCode> {
         .model
         .clone()
         .unwrap_or_else(|| parts.config.detector.model.clone());
-    runtime::init(ctx.ort_lib().as_deref())?;
-    let mut detector = Detector::load(&model, parts.config.detector.threads)?
-        .with_input_size(parts.config.detector.input_size)?;
+    ctx.setup().onnx_runtime()?;
+    let mut detector = Detector::from_config(&vistawise::config::DetectorConfig {
+        model: model.clone(),
+        ..parts.config.detector.clone()
+    })?;
     let mut policy = replay_policy(args.policy, &parts, &session)?;
     if !args.json {
         println!(

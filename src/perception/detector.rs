@@ -220,6 +220,11 @@ impl Detector {
         })
     }
 
+    /// The configured detector: `[detector]`'s model on its threads, at its input size.
+    pub fn from_config(config: &super::settings::DetectorConfig) -> Result<Self, DetectorError> {
+        Self::load(&config.model, config.threads)?.with_input_size(config.input_size)
+    }
+
     pub fn info(&self) -> &ModelInfo {
         &self.info
     }

@@ -28,6 +28,17 @@ pub struct OnnxRuntimeConfig {
 }
 
 impl DetectorConfig {
+    /// The thresholds applied after inference.
+    pub fn detect_options(&self) -> super::DetectOptions {
+        super::DetectOptions {
+            confidence: self.confidence,
+            iou: self.iou,
+            max_detections: self.max_detections,
+            multi_label: false,
+            clip_boxes: true,
+        }
+    }
+
     pub(crate) fn validate(&self) -> Result<(), (String, String)> {
         let d = self;
         check(
