@@ -61,7 +61,8 @@ fn the_root_flag_reads_the_project_from_any_working_directory() {
     let elsewhere = tempfile::tempdir().expect("tempdir");
     let repo = support::repo();
     let list = |cmd: &mut std::process::Command| {
-        let (code, out, err) = run(cmd.args(["--game", "minecraft-web", "skills", "list", "--json"]));
+        let (code, out, err) =
+            run(cmd.args(["--game", "minecraft-web", "skills", "list", "--json"]));
         assert_eq!(code, 0, "{err}");
         out
     };
@@ -75,9 +76,12 @@ fn the_root_flag_reads_the_project_from_any_working_directory() {
     assert!(here.contains("mine_log"), "{here}");
     assert_eq!(here, there);
     // Without the root, another folder has no such profile, and the error names the file.
-    let (code, _, err) = run(binary()
-        .current_dir(elsewhere.path())
-        .args(["--game", "minecraft-web", "skills", "list"]));
+    let (code, _, err) = run(binary().current_dir(elsewhere.path()).args([
+        "--game",
+        "minecraft-web",
+        "skills",
+        "list",
+    ]));
     assert_ne!(code, 0);
     assert!(err.contains("config/games/minecraft-web.toml"), "{err}");
     // The config's data paths are read under the root.
