@@ -92,7 +92,7 @@ fn blit(
 /// The GUI-pixel top-left of a slot's item area.
 fn slot_origin(layout: &GuiLayout, location: &str) -> (i64, i64) {
     let (cx, cy) = layout.slot_center(location).expect("a slot of the profile");
-    let s = layout.scale() as f32;
+    let s = layout.scale();
     ((cx / s) as i64 - 8, (cy / s) as i64 - 8)
 }
 
@@ -107,7 +107,8 @@ fn frame(
     screen: &str,
     counts: &mut impl Iterator<Item = u32>,
 ) -> (RgbImage, Slots) {
-    let s = layout.scale();
+    // Vanilla draws at whole scales.
+    let s = layout.scale().round() as u32;
     // A busy world behind the GUI: every colour, bright ones included.
     let mut img = RgbImage::from_fn(w, h, |x, y| {
         let v = (x.wrapping_mul(2_654_435_761) ^ y.wrapping_mul(40_503)).wrapping_mul(97);
@@ -179,7 +180,7 @@ fn counts_drawn_as_minecraft_draws_them_are_read_at_gui_scales_2_to_4() {
                 .layout(window.0, window.1, GuiScale::Fixed(scale));
             assert_eq!(
                 layout.scale(),
-                u32::from(scale),
+                f32::from(scale),
                 "{window:?} allows scale {scale}"
             );
             // 1-64 in turn: 100 slots per frame size, so every count at least once.
@@ -205,6 +206,34 @@ fn counts_drawn_as_minecraft_draws_them_are_read_at_gui_scales_2_to_4() {
         wrong.len(),
         wrong.join("\n")
     );
+}
+
+#[test]
+fn the_gui_scale_is_read_off_the_hotbar_drawn_with_the_games_textures() {
+    // The HUD as vanilla draws it (widgets.png's bar, items and counts over a busy world), at
+    // every scale each window allows: the measured scale is the drawn one, whatever the rule
+    // would say for the window.
+    let (profile, _) = minecraft_counts();
+    for version in VERSIONS {
+        let tex = textures(version);
+        for (window, scale) in FRAMES {
+            let layout = profile
+                .gui
+                .layout(window.0, window.1, GuiScale::Fixed(scale));
+            let mut counts = (1..=64).cycle();
+            let (img, _) = frame(&tex, &layout, window, "hud", &mut counts);
+            let m = vistawise::skills::gui_scale::measure(&img, &profile.gui);
+            assert_eq!(
+                m.map(|m| m.scale),
+                Some(f32::from(scale)),
+                "{version} {window:?} drawn at {scale}: {m:?}"
+            );
+            // A screen over the HUD (vanilla hides the HUD then): nothing to measure.
+            let (img, _) = frame(&tex, &layout, window, "inventory", &mut counts);
+            let m = vistawise::skills::gui_scale::measure(&img, &profile.gui);
+            assert_eq!(m, None, "{version} {window:?} inventory at {scale}");
+        }
+    }
 }
 
 #[test]
@@ -288,7 +317,7 @@ fn the_shipped_templates_are_what_learning_from_the_font_of_either_era_prints() 
 }
 
 #[test]
-fn a_wrong_unit_or_a_reference_height_with_gui_units_is_refused_naming_the_field() {
+fn a_wrong_unit_or_a_reference_scale_with_gui_units_is_refused_naming_the_field() {
     let repo = support::repo();
     let text = std::fs::read_to_string(repo.join("config/games/minecraft.toml")).expect("read");
     let dir = tempfile::tempdir().expect("temp dir");
@@ -321,12 +350,12 @@ fn a_wrong_unit_or_a_reference_height_with_gui_units_is_refused_naming_the_field
 
     let bad = text.replace(
         "\nunit = \"gui\"",
-        "\nunit = \"gui\"\nreference_height = 480.0",
+        "\nunit = \"gui\"\nreference_scale = 3.0",
     );
-    let err = load(&bad).expect_err("a height with GUI units");
+    let err = load(&bad).expect_err("a reference scale with GUI units");
     let at = format!("minecraft.toml:{}", line_of(&bad, "[counts]"));
     assert!(
-        err.contains(&at) && err.contains("reference_height"),
+        err.contains(&at) && err.contains("reference_scale"),
         "{err}"
     );
 }

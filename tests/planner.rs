@@ -114,6 +114,7 @@ impl World {
             icons,
             hidden_by_gui: 0,
             marked_screens: marked.iter().map(|s| s.to_string()).collect(),
+            gui_scale: None,
         };
         let visual = embed(&self.kg, &perception);
         let layout = self.profile.gui.layout(fw, fh, GuiScale::Auto);

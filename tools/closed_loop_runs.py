@@ -108,9 +108,9 @@ SKY = (173, 217, 230)
 class McwebGame:
     """tests/mcweb/mcweb.sh and its test server's command port."""
 
-    def __init__(self, game_dir: Path, display: str, world: int):
+    def __init__(self, game_dir: Path, display: str, world: int, window: tuple[int, int] | None = None):
         self.env = dict(os.environ, GAME_DIR=str(game_dir), GAME_DISPLAY=display,
-                        MC_SEED=str(world), MC_SPAWN_LOOK="none")
+                        MC_SEED=str(world), MC_SPAWN_LOOK="none", **window_env(window))
         self.dir = game_dir
 
     def script(self, *args: str) -> str:
@@ -208,6 +208,18 @@ class McwebGame:
 
     def stop(self) -> None:
         self.script("stop")
+
+
+def window_env(window: tuple[int, int] | None) -> dict:
+    """GAME_W / GAME_H for the game scripts (tests/mcweb/mcweb.sh, tests/minetest/gameenv.sh)."""
+    return {"GAME_W": str(window[0]), "GAME_H": str(window[1])} if window else {}
+
+
+def parse_window(text: str) -> tuple[int, int]:
+    w, sep, h = text.lower().partition("x")
+    if not (sep and w.isdigit() and h.isdigit() and int(w) >= 320 and int(h) >= 240):
+        raise argparse.ArgumentTypeError(f"--window {text}: expected WIDTHxHEIGHT, at least 320x240 (e.g. 1024x600)")
+    return int(w), int(h)
 
 
 def drop_item(probe: "Probe", item: str) -> None:
@@ -375,6 +387,9 @@ def main() -> int:
                                          / "debug/vistawise"))
     ap.add_argument("--out", default=str(REPO / "out/closed-loop-runs"))
     ap.add_argument("--display", default=":83")
+    ap.add_argument("--window", type=parse_window, default=None, metavar="WxH",
+                    help="the game window's size (default: the game script's, 1280x720 for the client, "
+                         "854x480 for Minetest)")
     ap.add_argument("--chain", default="wood", choices=sorted(MCWEB_CHAINS),
                     help="minecraft-web: which part of the tech tree, from which start (see MCWEB_CHAINS)")
     ap.add_argument("--tasks", type=int, default=None,
@@ -411,7 +426,7 @@ def main() -> int:
     runs = []
     for seed in range(args.first_seed, args.first_seed + args.runs):
         game_dir = out / f"game-{seed}"
-        env = dict(os.environ, GAME_DIR=str(game_dir), GAME_DISPLAY=args.display)
+        env = dict(os.environ, GAME_DIR=str(game_dir), GAME_DISPLAY=args.display, **window_env(args.window))
         gameenv("start", str(args.world), env=env)
         run = {"seed": seed, "tasks": []}
         try:
@@ -460,7 +475,7 @@ def mcweb_runs(args, out: Path) -> int:
     chain = scene["tasks"][:args.tasks]
     runs = []
     for seed in range(args.first_seed, args.first_seed + args.runs):
-        game = McwebGame(out / f"mcweb-{seed}", args.display, args.world)
+        game = McwebGame(out / f"mcweb-{seed}", args.display, args.world, args.window)
         run = {"seed": seed, "tasks": []}
         current = None
         try:
@@ -512,7 +527,8 @@ def mcweb_runs(args, out: Path) -> int:
 def report(args, chain, runs, out: Path) -> None:
     """The success table, the median stage times and where the details are."""
     chain_name = f", chain {args.chain}" if args.game == "minecraft-web" else ""
-    print(f"\n{args.runs} runs, {args.game}{chain_name}, world {args.world}, policy {args.policy}")
+    window = f", window {args.window[0]}x{args.window[1]}" if args.window else ""
+    print(f"\n{args.runs} runs, {args.game}{chain_name}, world {args.world}, policy {args.policy}{window}")
     print("| task | successes | tried | median steps (successes) |")
     print("|---|---:|---:|---:|")
     for task, _, _ in chain:

@@ -186,7 +186,7 @@ pub fn planner_decision(
     perception: &Perception,
     graph: &GraphView,
 ) -> Decision {
-    let layout = pipeline::layout(parts, perception.frame_w, perception.frame_h);
+    let layout = pipeline::layout(parts, perception);
     let view = View {
         kg: &parts.kg,
         visual: &graph.visual,
@@ -194,9 +194,7 @@ pub fn planner_decision(
         layout: &layout,
     };
     match planner.next(parts.target, &view) {
-        PlanStep::Act(call, why) => {
-            pipeline::validate_call(parts, call, why, perception.frame_w, perception.frame_h)
-        }
+        PlanStep::Act(call, why) => pipeline::validate_call(parts, call, why, perception),
         PlanStep::Done => Decision::done(),
         PlanStep::Stuck(why) => Decision {
             reasoning: why.clone(),
@@ -219,8 +217,7 @@ async fn subgoal_decision(
         graph,
         ..
     } = *obs;
-    let (w, h) = (perception.frame_w, perception.frame_h);
-    let layout = pipeline::layout(parts, w, h);
+    let layout = pipeline::layout(parts, perception);
     let view = View {
         kg: &parts.kg,
         visual: &graph.visual,
@@ -273,7 +270,6 @@ fn pursue_goal(
 ) -> Option<Decision> {
     let goal = policy.goal?;
     let name = parts.kg.name(goal).to_string();
-    let (w, h) = (view.perception.frame_w, view.perception.frame_h);
     policy.last_outcome = Some(match policy.planner.next(goal, view) {
         PlanStep::Act(..) if policy.spent_a_step() => format!(
             "the controller took {} steps toward {name} without getting it",
@@ -284,7 +280,12 @@ fn pursue_goal(
                 Some(r) => format!("goal {name} (asked: {})\n{why}", summarize(r)),
                 None => format!("goal {name}: {why}"),
             };
-            return Some(pipeline::validate_call(parts, call, reasoning, w, h));
+            return Some(pipeline::validate_call(
+                parts,
+                call,
+                reasoning,
+                view.perception,
+            ));
         }
         PlanStep::Done if goal == parts.target => return Some(Decision::done()),
         PlanStep::Done => format!("{name} was obtained"),
@@ -308,7 +309,7 @@ pub async fn llm_decision(
     prompt: &str,
     perception: &Perception,
 ) -> Result<Decision, LlmError> {
-    let layout = pipeline::layout(parts, perception.frame_w, perception.frame_h);
+    let layout = pipeline::layout(parts, perception);
     let ctx = pipeline::expand_context(parts, &layout, perception.frame_w, perception.frame_h);
     let mut turn = policy.decide(prompt, &parts.profile.skills, &ctx).await?;
     policy.count_unreported(&mut turn, &parts.counter);
@@ -338,7 +339,7 @@ pub async fn llm_decision(
 /// The recorded decision, re-validated against today's skill library.
 fn recorded_decision(parts: &Parts, step: &super::session::StepRecord) -> Decision {
     let json = answers_in_json(parts.config.llm.output_mode, parts.config.llm.constrain);
-    let layout = pipeline::layout(parts, step.frame_w, step.frame_h);
+    let layout = pipeline::layout(parts, &step.perception);
     let ctx = pipeline::expand_context(parts, &layout, step.frame_w, step.frame_h);
     if !step.attempts.is_empty() {
         for a in &step.attempts {
@@ -361,8 +362,7 @@ fn recorded_decision(parts: &Parts, step: &super::session::StepRecord) -> Decisi
             parts,
             call.clone(),
             step.reasoning.clone(),
-            step.frame_w,
-            step.frame_h,
+            &step.perception,
         ),
         None => Decision {
             validation: step.validation.clone(),

@@ -11,18 +11,18 @@ use super::session::Validation;
 use super::success::{SuccessCheck, Verdict};
 use crate::config::Config;
 use crate::game::GameProfile;
+use crate::game::autolabel::mask_areas;
 use crate::knowledge::{
     self, KnowledgeGraph, PathLimits, PooledText, ScreenText, SlotLabel, Strategy,
 };
 use crate::longterm::{self, Query};
-use crate::perception::{
-    self, DetectOptions, Detection, Detector, Perception, SplitContext, StageTimes,
-};
+use crate::perception::{self, Detection, Detector, Perception, SplitContext, StageTimes};
 use crate::policy::llm_policy::answers_in_json;
 use crate::policy::planner::{Planner, View};
 use crate::policy::prompt::{self, StepInputs};
 use crate::policy::{Attempt, MemoryStack, PromptTemplate, TokenCounter, Usage, ValidAction};
 use crate::skills::gui::{GuiLayout, Slot};
+use crate::skills::gui_scale::GuiScaleTracker;
 use crate::skills::{ExpandContext, SkillCall, plan};
 use crate::tasks::Task;
 use crate::toml_lines::DataFileError;
@@ -106,10 +106,6 @@ impl Parts {
     }
 }
 
-pub fn detect_options(config: &Config) -> DetectOptions {
-    config.detector.detect_options()
-}
-
 /// Detections of a frame and what they mean for the agent, with the stack counts of the icons
 /// in the player's slots where the game profile says how counts are drawn; and the detector's
 /// own stage times (letterbox, inference, decode).
@@ -117,16 +113,34 @@ pub fn perceive(
     detector: &mut Detector,
     frame: &RgbImage,
     parts: &Parts,
+    gui_scale: &mut GuiScaleTracker,
 ) -> Result<(Vec<Detection>, Perception, StageTimes), perception::DetectorError> {
-    let (found, mut perception, times) = detect_and_split(detector, frame, &parts.config)?;
-    let layout = layout(parts, frame.width(), frame.height());
+    // The GUI scale first: the detector's input may depend on it, and every slot does. Read
+    // off the frame (the HUD's outline), else kept from an earlier frame of this size, else the
+    // profile's rule.
+    let reading = gui_scale.read(frame, &parts.profile.gui, parts.config.game.gui_scale);
+    let (w, h) = (frame.width(), frame.height());
+    let layout = parts.profile.gui.layout_at(w, h, reading.scale);
+    let marked = layout.marked_screens(frame);
+    // What an open screen hides from the detector (the client's item list beside it), as its
+    // training frames had it hidden.
+    let masks: Vec<[f64; 4]> = marked.iter().flat_map(|s| layout.masks(s)).collect();
+    let masked = (!masks.is_empty()).then(|| {
+        let mut copy = frame.clone();
+        mask_areas(&mut copy, &masks);
+        copy
+    });
+    let seen_frame = masked.as_ref().unwrap_or(frame);
+    let (found, mut perception, times) =
+        detect_and_split(detector, seen_frame, &parts.config, reading.scale)?;
+    perception.gui_scale = Some(reading);
     // Every slot of every screen, once a step: both passes below look icons up in it.
     let slots = layout.slots(None);
     one_icon_per_slot(&mut perception, &layout, &slots);
     if let Some(style) = &parts.profile.counts {
         read_counts(&mut perception, frame, style, &layout, &slots);
     }
-    perception.marked_screens = layout.marked_screens(frame);
+    perception.marked_screens = marked;
     Ok((found, perception, times))
 }
 
@@ -171,7 +185,10 @@ pub fn read_counts(
     // A slot's screen says where its digits are drawn.
     for icon in &mut perception.icons {
         let slot = layout.slot_under(slots, icon.x, icon.y);
-        icon.count = slot.and_then(|s| style.read(frame, &s.screen, s.centre, layout.scale()).ok());
+        icon.count = slot.and_then(|s| {
+            let scale = layout.screen_scale(&s.screen);
+            style.read(frame, &s.screen, s.centre, scale).ok()
+        });
     }
 }
 
@@ -179,8 +196,12 @@ fn detect_and_split(
     detector: &mut Detector,
     frame: &RgbImage,
     config: &Config,
+    gui_scale: f32,
 ) -> Result<(Vec<Detection>, Perception, StageTimes), perception::DetectorError> {
-    let (found, times) = detector.detect(frame, &detect_options(config))?;
+    let cap = config
+        .detector
+        .input_cap(frame.width(), frame.height(), gui_scale);
+    let (found, times) = detector.detect_within(frame, &config.detector.detect_options(), cap)?;
     let perception = perception::detections::split(
         &found,
         &detector.info().class_names,
@@ -247,14 +268,15 @@ pub fn see(
     parts: &Parts,
     detector: &mut Detector,
     success: &mut SuccessCheck,
+    gui_scale: &mut GuiScaleTracker,
     frame: &RgbImage,
 ) -> Result<Seen, perception::DetectorError> {
     let t = Instant::now();
-    let (detections, mut perception, times) = perceive(detector, frame, parts)?;
+    let (detections, mut perception, times) = perceive(detector, frame, parts, gui_scale)?;
     let detect_ms = ms_since(t);
     let t = Instant::now();
     let mut graph = graph_view(parts, &perception);
-    let verdict = success.judge(parts, &graph, perception.frame_w, perception.frame_h);
+    let verdict = success.judge(parts, &graph, &perception);
     if success.drop_refuted(parts, &mut perception) > 0 {
         graph = graph_view(parts, &perception);
     }
@@ -322,7 +344,7 @@ pub fn prompt_values(
 /// slots by location ("crafting_table.craft.4").
 pub fn screen_text(parts: &Parts, perception: &Perception) -> ScreenText {
     let (w, h) = (perception.frame_w, perception.frame_h);
-    let layout = layout(parts, w, h);
+    let layout = layout(parts, perception);
     let all = layout.slots(None);
     let slots = perception
         .icons
@@ -355,8 +377,16 @@ pub fn screen_text(parts: &Parts, perception: &Perception) -> ScreenText {
     }
 }
 
-pub fn layout<'a>(parts: &'a Parts, w: u32, h: u32) -> GuiLayout<'a> {
-    parts.profile.gui.layout(w, h, parts.config.game.gui_scale)
+/// The GUI of a frame: its size and the GUI scale read for it (the profile's rule where none
+/// was: a perception made before the scale was read).
+pub fn layout<'a>(parts: &'a Parts, perception: &Perception) -> GuiLayout<'a> {
+    let (w, h) = (perception.frame_w, perception.frame_h);
+    let gui = &parts.profile.gui;
+    let scale = perception.gui_scale.map_or_else(
+        || gui.rule_scale(w, h, parts.config.game.gui_scale),
+        |r| r.scale,
+    );
+    gui.layout_at(w, h, scale)
 }
 
 pub fn expand_context<'a>(
@@ -415,10 +445,10 @@ pub fn validate_call(
     parts: &Parts,
     call: SkillCall,
     reasoning: String,
-    w: u32,
-    h: u32,
+    perception: &Perception,
 ) -> Decision {
-    let layout = layout(parts, w, h);
+    let (w, h) = (perception.frame_w, perception.frame_h);
+    let layout = layout(parts, perception);
     let ctx = expand_context(parts, &layout, w, h);
     match plan(&parts.profile.skills, &call, &ctx) {
         Ok(events) => Decision {
@@ -446,7 +476,7 @@ pub fn validate_call(
 /// slots, as the planner reads it: an open screen's other icons (the Minecraft client's recipe
 /// list) are no belongings, and counted as such every attempt made in that screen "got" them.
 pub fn memory_query(parts: &Parts, perception: &Perception, graph: &GraphView) -> Query {
-    let layout = layout(parts, perception.frame_w, perception.frame_h);
+    let layout = layout(parts, perception);
     let view = View {
         kg: &parts.kg,
         visual: &graph.visual,

@@ -189,10 +189,8 @@ impl CaseFile {
         let mut cases = Vec::new();
         for step in &session.steps {
             let graph = pipeline::graph_view(parts, &step.perception);
-            let verdict = check.judge(parts, &graph, step.frame_w, step.frame_h);
-            let decided_by_check = verdict
-                .decision(parts, step.frame_w, step.frame_h)
-                .is_some();
+            let verdict = check.judge(parts, &graph, &step.perception);
+            let decided_by_check = verdict.decision(parts, &step.perception).is_some();
             let Some(call) = &step.action else { continue };
             if decided_by_check || !step.validation.is_valid() {
                 continue;

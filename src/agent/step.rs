@@ -17,6 +17,7 @@ use crate::longterm::Query;
 use crate::perception::{Detector, DetectorError};
 use crate::policy::MemoryStack;
 use crate::skills::ActResult;
+use crate::skills::gui_scale::GuiScaleTracker;
 
 /// What the agent does when its policy's LLM fails or a stop cuts the request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,6 +107,8 @@ pub struct Agent<'a> {
     /// The LIFO stack of this episode's decisions.
     memory: MemoryStack,
     success: SuccessCheck,
+    /// The GUI scale read off the frames so far (kept while a frame hides the HUD).
+    gui_scale: GuiScaleTracker,
     llm_failure: LlmFailure,
 }
 
@@ -124,6 +127,7 @@ impl<'a> Agent<'a> {
             long_term,
             memory: MemoryStack::default(),
             success: SuccessCheck::default(),
+            gui_scale: GuiScaleTracker::default(),
             llm_failure,
         }
     }
@@ -160,11 +164,12 @@ impl<'a> Agent<'a> {
             long_term,
             memory,
             success,
+            gui_scale,
             llm_failure,
         } = self;
         let parts = *parts;
         let mut stage_ms = StageMs::default();
-        let seen = pipeline::see(parts, detector, success, frame)?;
+        let seen = pipeline::see(parts, detector, success, gui_scale, frame)?;
         stage_ms.detect = seen.detect_ms;
         [stage_ms.letterbox, stage_ms.inference, stage_ms.decode] = seen.detector_ms;
         stage_ms.graph = seen.graph_ms;
@@ -192,14 +197,10 @@ impl<'a> Agent<'a> {
             long_term: &long_term_text,
             prompt: &prompt,
         };
-        let decision =
-            match seen
-                .verdict
-                .decision(parts, obs.perception.frame_w, obs.perception.frame_h)
-            {
-                Some(d) if !policy.decides_checked_steps() => d,
-                _ => ask_policy(&mut **policy, long_term, *llm_failure, &obs, &query, asker)?,
-            };
+        let decision = match seen.verdict.decision(parts, obs.perception) {
+            Some(d) if !policy.decides_checked_steps() => d,
+            _ => ask_policy(&mut **policy, long_term, *llm_failure, &obs, &query, asker)?,
+        };
         stage_ms.policy = ms_since(t);
         Ok(Step {
             number,

@@ -82,7 +82,7 @@ pub enum Verdict {
 impl Verdict {
     /// The step's decision when the verdict makes one (done, or the look in the inventory);
     /// `None`: the policy decides.
-    pub fn decision(&self, parts: &Parts, w: u32, h: u32) -> Option<Decision> {
+    pub fn decision(&self, parts: &Parts, perception: &Perception) -> Option<Decision> {
         match self {
             Verdict::Obtained => Some(Decision::done()),
             Verdict::Confirm { why, skill } | Verdict::Refuted { why, skill } => {
@@ -93,8 +93,7 @@ impl Verdict {
                         args: Vec::new(),
                     },
                     why.clone(),
-                    w,
-                    h,
+                    perception,
                 ))
             }
             Verdict::NotYet { .. } => None,
@@ -132,8 +131,8 @@ const MAX_IGNORE_STEPS: u32 = 48;
 
 impl SuccessCheck {
     /// Judges this step's frame; call [`Self::drop_refuted`] after it.
-    pub fn judge(&mut self, parts: &Parts, graph: &GraphView, w: u32, h: u32) -> Verdict {
-        let layout = layout(parts, w, h);
+    pub fn judge(&mut self, parts: &Parts, graph: &GraphView, perception: &Perception) -> Verdict {
+        let layout = layout(parts, perception);
         // A slot read as the target and as something else (the client's used stone pickaxe in
         // the furnace screen read as an iron pickaxe, 0.80, beside itself, 0.76: the iron
         // pickaxe task ended at its first step with none) proves nothing.
@@ -246,7 +245,7 @@ impl SuccessCheck {
             .icons
             .retain(|i| !(is_target(i) && self.contested.contains(&(i.x, i.y))));
         if let Some(rule) = parts.profile.success.as_ref().filter(|_| self.drop_now) {
-            let layout = layout(parts, perception.frame_w, perception.frame_h);
+            let layout = layout(parts, perception);
             perception.icons.retain(|i| {
                 !is_target(i) || layout.bag_screen(i.x, i.y) != Some(rule.hud_screen.as_str())
             });
@@ -319,7 +318,7 @@ mod tests {
     /// A frame whose only detections are coal lump icons at these slots (`stick@slot`: a
     /// stick there).
     fn frame_with_coal_at(parts: &Parts, slots: &[&str]) -> Perception {
-        let layout = layout(parts, W, H);
+        let layout = parts.profile.gui.layout(W, H, parts.config.game.gui_scale);
         Perception {
             frame_w: W,
             frame_h: H,
@@ -344,7 +343,7 @@ mod tests {
     /// Judges a frame and returns the verdict and what the policy would see of the target.
     fn step(check: &mut SuccessCheck, parts: &Parts, slots: &[&str]) -> (Verdict, usize) {
         let mut perception = frame_with_coal_at(parts, slots);
-        let verdict = check.judge(parts, &graph_view(parts, &perception), W, H);
+        let verdict = check.judge(parts, &graph_view(parts, &perception), &perception);
         check.drop_refuted(parts, &mut perception);
         (verdict, perception.icons.len())
     }
@@ -450,7 +449,7 @@ mod tests {
         );
         assert_eq!(seen, 0, "the policy does not see the refuted lump");
         let decision = verdict
-            .decision(&parts, W, H)
+            .decision(&parts, &Perception::default())
             .expect("the close is the step's action");
         assert_eq!(
             decision.action.expect("a valid call").call.skill,

@@ -20,6 +20,7 @@ use vistawise::perception::CountStyle;
 use vistawise::perception::ascii_font::AsciiFont;
 use vistawise::perception::stack_count::{self, Glyph};
 use vistawise::skills::gui::GuiLayout;
+use vistawise::skills::gui_scale::GuiScaleTracker;
 
 use super::AppContext;
 use super::autolabel::{DesktopWindow, default_probe_dir, find_game_window};
@@ -126,16 +127,20 @@ pub fn run(ctx: &AppContext, cmd: &CountsCommand) -> Result<ExitCode> {
                 img.save(path)
                     .with_context(|| format!("cannot write {}", path.display()))?;
             }
-            // At the configured GUI scale, as the agent reads (Minetest's profile fixes its own).
+            // At the GUI scale the screenshot shows, as the agent reads it (the profile's rule
+            // where it shows none).
+            let reading =
+                GuiScaleTracker::default().read(&img, &profile.gui, ctx.config().game.gui_scale);
+            eprintln!("GUI scale {} ({})", reading.scale, reading.source);
             let layout = profile
                 .gui
-                .layout(img.width(), img.height(), ctx.config().game.gui_scale);
+                .layout_at(img.width(), img.height(), reading.scale);
             let slots = slots_of(&layout, screen);
             if slots.is_empty() {
                 bail!("the profile has no slots on screen \"{screen}\"");
             }
             for (location, c) in slots {
-                match style.read(&img, screen, c, layout.scale()) {
+                match style.read(&img, screen, c, layout.screen_scale(screen)) {
                     Ok(n) => println!("{location}\t{n}"),
                     Err(e) => println!("{location}\t? ({e})"),
                 }
@@ -163,8 +168,8 @@ pub fn run(ctx: &AppContext, cmd: &CountsCommand) -> Result<ExitCode> {
 struct Shot {
     image: RgbImage,
     screen: String,
-    /// The GUI scale it is drawn at.
-    scale: u32,
+    /// The scale its screen is drawn at.
+    scale: f32,
     truth: Vec<((f32, f32), u32)>,
 }
 
@@ -184,7 +189,8 @@ fn font_shots(profile: &GameProfile, style: &CountStyle, path: &Path) -> Result<
     let mut shots = Vec::new();
     for fixed in FONT_SCALES {
         let layout = profile.gui.layout(w, h, GuiScale::Fixed(fixed));
-        let scale = layout.scale();
+        // Vanilla's rule gives whole scales.
+        let scale = layout.scale().round() as u32;
         for screen in style.area.keys() {
             let slots = slots_of(&layout, screen);
             for round in ROUNDS {
@@ -201,7 +207,7 @@ fn font_shots(profile: &GameProfile, style: &CountStyle, path: &Path) -> Result<
                 shots.push(Shot {
                     image,
                     screen: screen.clone(),
-                    scale,
+                    scale: scale as f32,
                     truth,
                 });
             }
@@ -275,7 +281,7 @@ fn hud_and_inventory(
         shots.push(Shot {
             image,
             screen: screen.to_string(),
-            scale: layout.scale(),
+            scale: layout.screen_scale(screen),
             truth,
         });
     }

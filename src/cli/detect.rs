@@ -7,7 +7,9 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use indicatif::ProgressBar;
 use serde::Serialize;
+use vistawise::game::GameProfile;
 use vistawise::perception::{Detection, Perception, SplitContext, StageTimes, detections, overlay};
+use vistawise::skills::gui_scale::GuiScaleTracker;
 
 use super::AppContext;
 use super::detector_flags::DetectorFlags;
@@ -68,6 +70,16 @@ pub fn run(ctx: &AppContext, args: &DetectArgs) -> Result<ExitCode> {
 
     let mut detector = ctx.setup().detector()?;
     let opts = cfg.detect_options();
+    // With detector.gui_input_px the input depends on the GUI scale each image is drawn at, as
+    // in play: the profile says how to read it.
+    let gui = if cfg.gui_input_px > 0.0 {
+        let game = &ctx.config().game;
+        let profile = GameProfile::load(ctx.root(), &game.profile)
+            .with_context(|| format!("cannot load game profile \"{}\"", game.profile))?;
+        Some((profile.gui, game.gui_scale))
+    } else {
+        None
+    };
 
     let progress = if is_dir {
         super::progress_bar(
@@ -82,8 +94,12 @@ pub fn run(ctx: &AppContext, args: &DetectArgs) -> Result<ExitCode> {
         let frame = image::open(path)
             .with_context(|| format!("cannot read image {}", path.display()))?
             .to_rgb8();
+        let cap = gui.as_ref().and_then(|(geometry, option)| {
+            let scale = GuiScaleTracker::default().read(&frame, geometry, *option);
+            cfg.input_cap(frame.width(), frame.height(), scale.scale)
+        });
         let (found, times) = detector
-            .detect(&frame, &opts)
+            .detect_within(&frame, &opts, cap)
             .with_context(|| format!("detection failed on {}", path.display()))?;
         let perception = detections::split(
             &found,
@@ -97,7 +113,7 @@ pub fn run(ctx: &AppContext, args: &DetectArgs) -> Result<ExitCode> {
             },
         );
         if args.json {
-            let input = detector.letterbox_for(frame.width(), frame.height());
+            let input = detector.letterbox_within(frame.width(), frame.height(), cap);
             let report = ImageReport {
                 image: path,
                 width: frame.width(),

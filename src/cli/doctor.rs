@@ -5,10 +5,13 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Args;
+use vistawise::capture::frame;
 use vistawise::capture::windows::{self, WindowError, WindowInfo};
-use vistawise::config::{Config, Origin, Override};
+use vistawise::config::{Config, GuiScale, Origin, Override};
+use vistawise::game::GameProfile;
 use vistawise::perception::{Detector, DetectorError, runtime};
 use vistawise::policy::llm_client::{LlmClient, LlmError};
+use vistawise::skills::gui_scale;
 
 use super::AppContext;
 
@@ -80,12 +83,21 @@ pub fn run(ctx: &AppContext, args: &DoctorArgs) -> Result<ExitCode> {
     report.line("detector", detector);
     let listed = windows::list();
     report.line("display", check_display(&listed));
-    let window = match &listed {
+    let found = match &listed {
+        Ok(ws) if !args.skip_window => Some(windows::find_by_title(ws, &cfg.game.window_title)),
+        _ => None,
+    };
+    let window = match (&listed, &found) {
         _ if args.skip_window => Outcome::Skip("--skip-window".into()),
-        Ok(ws) => check_window(cfg, ws),
-        Err(_) => Outcome::Skip("needs a display".into()),
+        (Ok(ws), Some(found)) => check_window(cfg, ws, found),
+        _ => Outcome::Skip("needs a display".into()),
     };
     report.line("game window", window);
+    let gui = match &found {
+        Some(Ok(w)) => check_gui_scale(ctx, w),
+        _ => Outcome::Skip("needs the game window".into()),
+    };
+    report.line("gui scale", gui);
     let llm = if args.skip_llm {
         Outcome::Skip("--skip-llm".into())
     } else {
@@ -163,8 +175,12 @@ fn check_display(listed: &Result<Vec<WindowInfo>, WindowError>) -> Outcome {
     }
 }
 
-fn check_window(cfg: &Config, ws: &[WindowInfo]) -> Outcome {
-    match windows::find_by_title(ws, &cfg.game.window_title) {
+fn check_window(
+    cfg: &Config,
+    ws: &[WindowInfo],
+    found: &Result<WindowInfo, WindowError>,
+) -> Outcome {
+    match found {
         Ok(w) => Outcome::Ok(format!(
             "\"{}\" at {},{} {}x{}",
             w.title, w.x, w.y, w.width, w.height
@@ -178,6 +194,60 @@ fn check_window(cfg: &Config, ws: &[WindowInfo]) -> Outcome {
                 e.to_string().lines().skip(1).collect::<Vec<_>>().join("\n")
             ),
         },
+    }
+}
+
+/// The window's size and the GUI scale read off one frame of it (the HUD hotbar's outline), with
+/// what the profile's rule and `game.gui_scale` would say: a disagreement is reported, not a
+/// failure, since the agent plays at the measured scale.
+fn check_gui_scale(ctx: &AppContext, w: &WindowInfo) -> Outcome {
+    let cfg = ctx.config();
+    let profile = match GameProfile::load(ctx.root(), &cfg.game.profile) {
+        Ok(p) => p,
+        Err(e) => {
+            return Outcome::Fail {
+                what: format!("cannot load game profile \"{}\": {e}", cfg.game.profile),
+                fix: "fix the profile file it names".into(),
+            };
+        }
+    };
+    let frame = match frame::capture(w.id) {
+        Ok((img, _)) => img,
+        Err(e) => {
+            return Outcome::Fail {
+                what: format!(
+                    "cannot capture the game window: {}",
+                    first_line(&e.to_string())
+                ),
+                fix: "see the capture section of docs/setup.md".into(),
+            };
+        }
+    };
+    let (fw, fh) = (frame.width(), frame.height());
+    let rule = profile.gui.rule_scale(fw, fh, cfg.game.gui_scale);
+    let configured = match cfg.game.gui_scale {
+        GuiScale::Auto => format!("game.gui_scale = auto gives {rule}"),
+        GuiScale::Fixed(n) => format!("game.gui_scale = {n} gives {rule}"),
+    };
+    if profile.gui.outline().is_none() {
+        return Outcome::Ok(format!(
+            "{fw}x{fh}: this profile does not measure the scale; {configured}"
+        ));
+    }
+    match gui_scale::measure(&frame, &profile.gui) {
+        Some(m) if (m.scale - rule).abs() < 0.05 => Outcome::Ok(format!(
+            "{fw}x{fh}: {} measured on the hotbar (agrees: {configured})",
+            m.scale
+        )),
+        Some(m) => Outcome::Ok(format!(
+            "{fw}x{fh}: {} measured on the hotbar; it differs from the configuration \
+             ({configured}): the agent plays at the measured scale",
+            m.scale
+        )),
+        None => Outcome::Ok(format!(
+            "{fw}x{fh}: not measured (the frame shows no hotbar: close any screen, or it is \
+             dark); until a frame shows it the agent assumes {rule} ({configured})"
+        )),
     }
 }
 

@@ -136,7 +136,7 @@ fn prompt_cmd(ctx: &AppContext, args: &StepArgs, ask: bool) -> Result<ExitCode> 
         client = client.record_to(dir)?;
     }
     let policy = LlmPolicy::new(client, prices, &config.llm);
-    let layout = pipeline::layout(&parts, perception.frame_w, perception.frame_h);
+    let layout = pipeline::layout(&parts, &perception);
     let expand_ctx =
         pipeline::expand_context(&parts, &layout, perception.frame_w, perception.frame_h);
     let runtime = ctx.setup().async_runtime()?;
@@ -186,7 +186,7 @@ fn plan_cmd(ctx: &AppContext, args: &StepArgs) -> Result<ExitCode> {
     let (parts, perception) = step_setup(ctx, args)?;
     let mut planner = parts.planner()?;
     let graph = pipeline::graph_view(&parts, &perception);
-    let layout = pipeline::layout(&parts, perception.frame_w, perception.frame_h);
+    let layout = pipeline::layout(&parts, &perception);
     let step = planner.next(
         parts.target,
         &View {

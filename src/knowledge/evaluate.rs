@@ -202,6 +202,7 @@ fn case_perception(c: &RawCase) -> Perception {
             .collect(),
         hidden_by_gui: 0,
         marked_screens: Vec::new(),
+        gui_scale: None,
     }
 }
 

@@ -68,6 +68,7 @@ pub fn perception(step: &ScriptedStep) -> Perception {
             .collect(),
         hidden_by_gui: 0,
         marked_screens: Vec::new(),
+        gui_scale: None,
     }
 }
 

@@ -96,6 +96,40 @@ pub struct Perception {
     /// slots show as many items, these are the one in view.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub marked_screens: Vec<String>,
+    /// The GUI scale the frame is drawn at and where it came from; absent in sessions recorded
+    /// before it was read (the profile's rule then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gui_scale: Option<GuiScaleReading>,
+}
+
+/// The GUI scale a frame is drawn at (window pixels per GUI pixel) and how it was found.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct GuiScaleReading {
+    pub scale: f32,
+    pub source: ScaleSource,
+}
+
+/// Where a [`GuiScaleReading`] came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScaleSource {
+    /// Measured on this frame (the HUD hotbar's outline).
+    Measured,
+    /// Measured on an earlier frame of the same size (this one hides what it is measured from:
+    /// a screen over the HUD, a dark cave).
+    Kept,
+    /// The game's rule for the window size (`[gui.scale] rule`): nothing measured at this size.
+    Rule,
+}
+
+impl std::fmt::Display for ScaleSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ScaleSource::Measured => "measured",
+            ScaleSource::Kept => "measured on an earlier frame",
+            ScaleSource::Rule => "the profile's rule",
+        })
+    }
 }
 
 /// Splits detections into environment entities and inventory icons: by class (`_icon` suffix)

@@ -266,7 +266,17 @@ impl Detector {
     /// The input a frame of this size gets: the fixed input of a fixed-size model, the smallest
     /// stride-multiple rectangle within the export size for a dynamic one.
     pub fn letterbox_for(&self, frame_w: u32, frame_h: u32) -> Letterbox {
-        let (max_w, max_h) = (self.info.input_w as u32, self.info.input_h as u32);
+        self.letterbox_within(frame_w, frame_h, None)
+    }
+
+    /// As [`Self::letterbox_for`], with a dynamic-size model's input no larger than `max_side`
+    /// on either side (a fixed-size model ignores it).
+    pub fn letterbox_within(&self, frame_w: u32, frame_h: u32, max_side: Option<u32>) -> Letterbox {
+        let (mut max_w, mut max_h) = (self.info.input_w as u32, self.info.input_h as u32);
+        if let (true, Some(cap)) = (self.info.dynamic_input, max_side) {
+            let cap = cap.max(self.stride() as u32);
+            (max_w, max_h) = (max_w.min(cap), max_h.min(cap));
+        }
         if self.info.dynamic_input {
             Letterbox::min_rect(frame_w, frame_h, max_w, max_h, self.stride() as u32)
         } else {
@@ -276,10 +286,19 @@ impl Detector {
 
     /// Letterboxes a frame into the model's input tensor.
     pub fn preprocess(&self, frame: &RgbImage) -> Result<PreparedInput, DetectorError> {
+        self.preprocess_within(frame, None)
+    }
+
+    /// Letterboxes a frame into an input no larger than `max_side` ([`Self::letterbox_within`]).
+    pub fn preprocess_within(
+        &self,
+        frame: &RgbImage,
+        max_side: Option<u32>,
+    ) -> Result<PreparedInput, DetectorError> {
         if frame.width() == 0 || frame.height() == 0 {
             return Err(DetectorError::EmptyFrame);
         }
-        let letterbox = self.letterbox_for(frame.width(), frame.height());
+        let letterbox = self.letterbox_within(frame.width(), frame.height(), max_side);
         let mut tensor = vec![0.0f32; 3 * letterbox.dst_h as usize * letterbox.dst_w as usize];
         letterbox.fill_chw(frame, &mut tensor);
         Ok(PreparedInput { tensor, letterbox })
@@ -343,8 +362,18 @@ impl Detector {
         frame: &RgbImage,
         opts: &DetectOptions,
     ) -> Result<(Vec<Detection>, StageTimes), DetectorError> {
+        self.detect_within(frame, opts, None)
+    }
+
+    /// [`Self::detect`] with the input no larger than `max_side` ([`Self::letterbox_within`]).
+    pub fn detect_within(
+        &mut self,
+        frame: &RgbImage,
+        opts: &DetectOptions,
+        max_side: Option<u32>,
+    ) -> Result<(Vec<Detection>, StageTimes), DetectorError> {
         let t0 = Instant::now();
-        let input = self.preprocess(frame)?;
+        let input = self.preprocess_within(frame, max_side)?;
         let t1 = Instant::now();
         let output = self.infer(&input)?;
         let t2 = Instant::now();

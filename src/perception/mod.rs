@@ -12,6 +12,9 @@ pub mod settings;
 pub mod stack_count;
 
 pub use decode::DetectOptions;
-pub use detections::{Detection, EnvironmentEntity, InventoryIcon, Perception, SplitContext};
+pub use detections::{
+    Detection, EnvironmentEntity, GuiScaleReading, InventoryIcon, Perception, ScaleSource,
+    SplitContext,
+};
 pub use detector::{Detector, DetectorError, ModelInfo, StageTimes};
 pub use stack_count::{CountStyle, CountUnit};

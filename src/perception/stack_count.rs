@@ -19,12 +19,13 @@ pub const GLYPH_H: usize = 9;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(try_from = "String")]
 pub enum CountUnit {
-    /// Window pixels at `reference_height`, scaled with the window's height: Minetest's HUD and
-    /// formspecs grow with the window.
+    /// Window pixels with the slot's screen drawn at `reference_scale`, scaled with that
+    /// screen's scale and read pixel by pixel: the browser client's anti-aliased TrueType digits,
+    /// Minetest's HUD (a fixed size) and formspecs (grown with the window's height).
     #[default]
-    Height,
-    /// GUI pixels times the GUI scale in effect (`skills::gui::effective_scale`): Minecraft draws
-    /// its GUI at an integer scale, so one window height can be drawn at scale 2 or 3.
+    Screen,
+    /// GUI pixels times the scale of the slot's screen, read one sample per GUI pixel: vanilla
+    /// Minecraft draws its bitmap font on the GUI pixel grid at any scale.
     Gui,
 }
 
@@ -34,10 +35,10 @@ impl TryFrom<String> for CountUnit {
     // The message names the field: serde's own would only list the variants.
     fn try_from(s: String) -> Result<Self, String> {
         match s.as_str() {
-            "height" => Ok(CountUnit::Height),
+            "screen" => Ok(CountUnit::Screen),
             "gui" => Ok(CountUnit::Gui),
             _ => Err(format!(
-                "unit: \"{s}\" is not a unit (known: \"height\", \"gui\")"
+                "unit: \"{s}\" is not a unit (known: \"screen\", \"gui\")"
             )),
         }
     }
@@ -53,10 +54,10 @@ pub struct CountStyle {
     /// The digits' area relative to a slot's centre, per screen (`hud`, `inventory`: the first
     /// part of a slot's location), `[dx1, dy1, dx2, dy2]` in `unit`s.
     pub area: BTreeMap<String, [f32; 4]>,
-    /// With `unit = "height"`: the window height the lengths are given at (needed); with
-    /// `unit = "gui"` it must be left out.
+    /// With `unit = "screen"`: the scale of the slot's screen the lengths were measured at
+    /// (needed); with `unit = "gui"` it must be left out.
     #[serde(default)]
-    pub reference_height: Option<f32>,
+    pub reference_scale: Option<f32>,
     /// A digit pixel: every channel at least this bright (the digits are white).
     pub min_channel: u8,
     /// Glyphs lower than this (`unit`s) are not digits (noise, an icon's highlight).
@@ -108,18 +109,18 @@ impl CountStyle {
                 "area.{s}: needs dx1 < dx2 and dy1 < dy2"
             )));
         }
-        match (self.unit, self.reference_height) {
-            (CountUnit::Height, None) => {
+        match (self.unit, self.reference_scale) {
+            (CountUnit::Screen, None) => {
                 return Err(CountError::Invalid(
-                    "reference_height: needed with unit = \"height\"".into(),
+                    "reference_scale: needed with unit = \"screen\"".into(),
                 ));
             }
-            (CountUnit::Height, Some(h)) if !(h > 0.0 && h.is_finite()) => {
-                return Err(CountError::Invalid("reference_height must be > 0".into()));
+            (CountUnit::Screen, Some(h)) if !(h > 0.0 && h.is_finite()) => {
+                return Err(CountError::Invalid("reference_scale must be > 0".into()));
             }
             (CountUnit::Gui, Some(_)) => {
                 return Err(CountError::Invalid(
-                    "reference_height: not used with unit = \"gui\" (the GUI scale sizes the area): leave it out".into(),
+                    "reference_scale: not used with unit = \"gui\" (the GUI scale sizes the area): leave it out".into(),
                 ));
             }
             _ => {}
@@ -165,15 +166,25 @@ impl CountStyle {
         Ok(out)
     }
 
-    /// Window pixels per `unit` in a frame `image_height` pixels high whose GUI is drawn at
-    /// `gui_scale`.
-    pub fn px_per_unit(&self, image_height: u32, gui_scale: u32) -> f32 {
+    /// Window pixels per `unit` on a screen drawn at `screen_scale` (`GuiLayout::screen_scale`).
+    pub fn px_per_unit(&self, screen_scale: f32) -> f32 {
+        let scale = if screen_scale > 0.0 && screen_scale.is_finite() {
+            screen_scale
+        } else {
+            1.0
+        };
         match self.unit {
-            // `check` makes sure the height is there; without it lengths are taken as pixels.
-            CountUnit::Height => {
-                image_height as f32 / self.reference_height.unwrap_or(image_height as f32)
-            }
-            CountUnit::Gui => gui_scale.max(1) as f32,
+            // `check` makes sure the reference is there; without it lengths are taken as pixels.
+            CountUnit::Screen => scale / self.reference_scale.unwrap_or(scale),
+            CountUnit::Gui => scale,
+        }
+    }
+
+    /// Pixels between samples: one per GUI pixel with `unit = "gui"`, else every pixel.
+    fn sample_step(&self, screen_scale: f32) -> u32 {
+        match self.unit {
+            CountUnit::Screen => 1,
+            CountUnit::Gui => (screen_scale.round() as u32).max(1),
         }
     }
 
@@ -183,13 +194,13 @@ impl CountStyle {
         image: &RgbImage,
         screen: &str,
         (cx, cy): (f32, f32),
-        gui_scale: u32,
+        screen_scale: f32,
     ) -> Result<(u32, u32, u32, u32), CountError> {
         let area = self
             .area
             .get(screen)
             .ok_or_else(|| CountError::NoArea(screen.to_string()))?;
-        let s = self.px_per_unit(image.height(), gui_scale);
+        let s = self.px_per_unit(screen_scale);
         let clip = |v: f32, max: u32| v.round().clamp(0.0, max as f32) as u32;
         Ok((
             clip(cx + area[0] * s, image.width()),
@@ -200,23 +211,20 @@ impl CountStyle {
     }
 
     /// The glyphs drawn in the count area of the slot of `screen` centred at `centre`, left to
-    /// right. `gui_scale`: the GUI scale the frame is drawn at (`GuiLayout::scale`), which sizes
-    /// the area with `unit = "gui"`.
+    /// right. `screen_scale`: the scale the slot's screen is drawn at
+    /// (`GuiLayout::screen_scale`), which sizes the area.
     pub fn glyphs_at(
         &self,
         image: &RgbImage,
         screen: &str,
         centre: (f32, f32),
-        gui_scale: u32,
+        screen_scale: f32,
     ) -> Result<Vec<Glyph>, CountError> {
-        let (x1, y1, x2, y2) = self.area_px(image, screen, centre, gui_scale)?;
+        let (x1, y1, x2, y2) = self.area_px(image, screen, centre, screen_scale)?;
         // With GUI units one sample per GUI pixel (its centre): a glyph is then the same cells at
         // every GUI scale, so one set of templates reads them all. Window-height units sample
         // every pixel.
-        let step = match self.unit {
-            CountUnit::Height => 1,
-            CountUnit::Gui => gui_scale.max(1),
-        };
+        let step = self.sample_step(screen_scale);
         let (w, h) = (((x2 - x1) / step) as usize, ((y2 - y1) / step) as usize);
         if w == 0 || h == 0 {
             return Ok(Vec::new());
@@ -233,8 +241,7 @@ impl CountStyle {
             })
             .collect();
         let column_has_ink = |x: usize| (0..h).any(|y| ink[y * w + x]);
-        let min_h =
-            self.min_glyph_height * self.px_per_unit(image.height(), gui_scale) / step as f32;
+        let min_h = self.min_glyph_height * self.px_per_unit(screen_scale) / step as f32;
         let mut out = Vec::new();
         let mut x = 0;
         while x < w {
@@ -261,17 +268,17 @@ impl CountStyle {
         Ok(out)
     }
 
-    /// The count in the slot of `screen` centred at `centre` of a frame whose GUI is drawn at
-    /// `gui_scale`: `undrawn` when no digits are drawn there.
+    /// The count in the slot of `screen` centred at `centre` of a frame where that screen is
+    /// drawn at `screen_scale`: `undrawn` when no digits are drawn there.
     pub fn read(
         &self,
         image: &RgbImage,
         screen: &str,
         centre: (f32, f32),
-        gui_scale: u32,
+        screen_scale: f32,
     ) -> Result<u32, CountError> {
         let templates = self.templates()?;
-        let glyphs = self.glyphs_at(image, screen, centre, gui_scale)?;
+        let glyphs = self.glyphs_at(image, screen, centre, screen_scale)?;
         if glyphs.is_empty() {
             return Ok(self.undrawn);
         }
@@ -407,9 +414,9 @@ mod tests {
 
     fn style() -> CountStyle {
         CountStyle {
-            unit: CountUnit::Height,
+            unit: CountUnit::Screen,
             area: BTreeMap::from([("hud".to_string(), [0.0, 0.0, 20.0, 10.0])]),
-            reference_height: Some(100.0),
+            reference_scale: Some(1.0),
             min_channel: 200,
             min_glyph_height: 4.0,
             max_mismatch: 0.15,
@@ -423,7 +430,7 @@ mod tests {
         let mut img = RgbImage::from_pixel(100, 100, Rgb([40, 60, 40]));
         draw(&mut img, "127", 2, 2);
         let s = style();
-        let glyphs = s.glyphs_at(&img, "hud", (0.0, 0.0), 1).expect("area");
+        let glyphs = s.glyphs_at(&img, "hud", (0.0, 0.0), 1.0).expect("area");
         assert_eq!(glyphs.len(), 3, "three glyphs side by side");
         let examples: Vec<(char, Glyph)> = "127".chars().zip(glyphs).collect();
         CountStyle {
@@ -438,7 +445,7 @@ mod tests {
         for (text, want) in [("721", 721), ("2", 2), ("17", 17), ("11", 11)] {
             let mut img = RgbImage::from_pixel(100, 100, Rgb([90, 70, 30]));
             draw(&mut img, text, 50, 40);
-            assert_eq!(s.read(&img, "hud", (47.0, 38.0), 1), Ok(want), "{text}");
+            assert_eq!(s.read(&img, "hud", (47.0, 38.0), 1.0), Ok(want), "{text}");
         }
     }
 
@@ -446,9 +453,9 @@ mod tests {
     fn no_digits_is_the_undrawn_count_and_a_stranger_glyph_is_an_error() {
         let s = learnt();
         let img = RgbImage::from_pixel(100, 100, Rgb([90, 70, 30]));
-        assert_eq!(s.read(&img, "hud", (10.0, 10.0), 1), Ok(1));
+        assert_eq!(s.read(&img, "hud", (10.0, 10.0), 1.0), Ok(1));
         assert_eq!(
-            s.read(&img, "inventory", (10.0, 10.0), 1),
+            s.read(&img, "inventory", (10.0, 10.0), 1.0),
             Err(CountError::NoArea("inventory".into()))
         );
         // A solid white block is no digit.
@@ -459,7 +466,7 @@ mod tests {
             }
         }
         assert!(matches!(
-            s.read(&img, "hud", (10.0, 10.0), 1),
+            s.read(&img, "hud", (10.0, 10.0), 1.0),
             Err(CountError::Unmatched { .. })
         ));
         // Grey is not ink.
@@ -470,14 +477,14 @@ mod tests {
                 *p = Rgb([150, 150, 150]);
             }
         }
-        assert_eq!(s.read(&img, "hud", (10.0, 10.0), 1), Ok(1));
+        assert_eq!(s.read(&img, "hud", (10.0, 10.0), 1.0), Ok(1));
     }
 
     #[test]
     fn templates_are_checked() {
         let mut s = style();
         assert_eq!(
-            s.read(&RgbImage::new(10, 10), "hud", (0.0, 0.0), 1),
+            s.read(&RgbImage::new(10, 10), "hud", (0.0, 0.0), 1.0),
             Err(CountError::NoTemplates)
         );
         s.glyphs.insert("x".into(), vec!["......".into(); GLYPH_H]);
@@ -488,49 +495,58 @@ mod tests {
     }
 
     #[test]
-    fn gui_units_follow_the_gui_scale_and_height_units_the_window_height() {
-        // The same templates and area ([0, 0, 20, 10] from the slot centre), one window 200 px
-        // high, the GUI drawn at scales 1-3.
-        let by_height = CountStyle {
-            reference_height: Some(100.0),
+    fn gui_and_screen_units_follow_the_scale_of_the_slots_screen() {
+        // The same templates and area ([0, 0, 20, 10] from the slot centre), the GUI drawn at
+        // scales 1-3.
+        let screen = CountStyle {
+            reference_scale: Some(1.0),
             ..learnt()
         };
         let gui = CountStyle {
             unit: CountUnit::Gui,
-            reference_height: None,
+            reference_scale: None,
             ..learnt()
         };
         assert_eq!(gui.check(), Ok(()));
-        assert_eq!(by_height.check(), Ok(()));
+        assert_eq!(screen.check(), Ok(()));
         for scale in 1..=3 {
             let mut img = RgbImage::from_pixel(300, 200, Rgb([90, 70, 30]));
             draw_scaled(&mut img, "72", 40 + 2 * scale, 30 + scale, scale);
+            let s = scale as f32;
             assert_eq!(
-                gui.read(&img, "hud", (40.0, 30.0), scale),
+                gui.read(&img, "hud", (40.0, 30.0), s),
                 Ok(72),
                 "scale {scale}"
             );
-            // Window-height units see 2 px per unit whatever the GUI scale: only the drawing at
-            // scale 2 fits their area (at 1 the glyphs are below min_glyph_height, at 3 cut off).
-            let read = by_height.read(&img, "hud", (40.0, 30.0), scale);
-            assert_eq!(read == Ok(72), scale == 2, "scale {scale}: {read:?}");
+            assert_eq!(
+                screen.read(&img, "hud", (40.0, 30.0), s),
+                Ok(72),
+                "scale {scale}"
+            );
+            // Read as if the screen were drawn at another scale, the area misses the digits
+            // (too small, or cut off) or sees them below min_glyph_height.
+            let other = if scale == 1 { 3.0 } else { 1.0 };
+            let read = screen.read(&img, "hud", (40.0, 30.0), other);
+            assert_ne!(read, Ok(72), "scale {scale} read at {other}");
         }
     }
 
     #[test]
-    fn the_unit_and_its_reference_height_are_checked_naming_the_field() {
+    fn the_unit_and_its_reference_scale_are_checked_naming_the_field() {
         let gui = CountStyle {
             unit: CountUnit::Gui,
             ..style()
         };
-        let err = gui.check().expect_err("a reference height with GUI units");
-        assert!(err.to_string().starts_with("reference_height:"), "{err}");
-        let no_height = CountStyle {
-            reference_height: None,
+        let err = gui.check().expect_err("a reference scale with GUI units");
+        assert!(err.to_string().starts_with("reference_scale:"), "{err}");
+        let no_scale = CountStyle {
+            reference_scale: None,
             ..style()
         };
-        let err = no_height.check().expect_err("height units need the height");
-        assert!(err.to_string().starts_with("reference_height:"), "{err}");
+        let err = no_scale
+            .check()
+            .expect_err("screen units need the reference scale");
+        assert!(err.to_string().starts_with("reference_scale:"), "{err}");
         let negative = CountStyle {
             min_glyph_height: -1.0,
             ..style()

@@ -45,6 +45,73 @@ pub fn effective_scale(window_w: u32, window_h: u32, scale: GuiScale) -> u32 {
     s
 }
 
+/// `[gui.scale] rule`: the game's own rule for its GUI scale at a window size, used where the
+/// frame does not show the scale (`[gui.scale] measure`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ScaleRule {
+    /// Vanilla Minecraft: [`effective_scale`] with the player's `game.gui_scale`.
+    Minecraft,
+    /// The game's scale option (`default`, or `game.gui_scale` when fixed) unless a breakpoint
+    /// matches the window; of those that match, the last wins (minecraft-web-client's
+    /// `scaleInterface.ts`).
+    Breakpoints {
+        default: f32,
+        breakpoints: Vec<Breakpoint>,
+    },
+}
+
+/// One breakpoint of [`ScaleRule::Breakpoints`]: the scale when the window is at most
+/// `max_width` wide, at most `max_height` and at least `min_height` high (absent: any).
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Breakpoint {
+    #[serde(default)]
+    pub max_width: Option<u32>,
+    #[serde(default)]
+    pub max_height: Option<u32>,
+    #[serde(default)]
+    pub min_height: Option<u32>,
+    pub scale: f32,
+}
+
+impl ScaleRule {
+    /// The GUI scale the rule gives a `window_w` x `window_h` window with the player's option.
+    pub fn scale(&self, window_w: u32, window_h: u32, option: GuiScale) -> f32 {
+        match self {
+            ScaleRule::Minecraft => effective_scale(window_w, window_h, option) as f32,
+            ScaleRule::Breakpoints {
+                default,
+                breakpoints,
+            } => {
+                let base = match option {
+                    GuiScale::Fixed(n) if n > 0 => f32::from(n),
+                    _ => *default,
+                };
+                breakpoints
+                    .iter()
+                    .rfind(|b| {
+                        b.max_width.is_none_or(|m| window_w <= m)
+                            && b.max_height.is_none_or(|m| window_h <= m)
+                            && b.min_height.is_none_or(|m| window_h >= m)
+                    })
+                    .map_or(base, |b| b.scale)
+            }
+        }
+    }
+}
+
+/// `[gui.scale] measure`: the outline the GUI scale is measured from in a frame, a rectangle in
+/// GUI pixels relative to the top-left of the first slot's item area of `region` (a
+/// `<screen>.<region>` of the HUD), whose one-GUI-pixel border has a luma in `luma` (Minecraft's
+/// hotbar: a 182 x 22 bar with an opaque black outline, the first item 3 GUI px in).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutlineSpec {
+    pub screen: String,
+    pub region: String,
+    pub rect: [i32; 4],
+    pub luma: (u8, u8),
+}
+
 /// A location that names no slot; the message lists what exists.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GuiError {
@@ -89,8 +156,31 @@ enum Anchor {
 struct Screen {
     size: (u32, u32),
     anchor: Anchor,
+    scale: ScreenScale,
     regions: BTreeMap<String, Region>,
     marker: Option<Marker>,
+    /// Areas `[x, y, w, h]` (GUI px from the panel's top-left, reaching past it as far as they
+    /// like) hidden from the detector while the screen's marker shows.
+    masks: Vec<[i32; 4]>,
+}
+
+/// How many window pixels one of a screen's GUI pixels covers (`[gui.screens.<name>] scale`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum ScreenScale {
+    /// The game's GUI scale (measured from the frame, else `[gui.scale] rule`).
+    Gui,
+    /// The same at every window size (Minetest's HUD hotbar: window pixels).
+    Fixed(f32),
+    /// The window's height over this many pixels (Minetest's formspecs fit the window's height).
+    PerHeight(f32),
+}
+
+/// `scale = 1` or `scale = { per_height = 480 }` as written; absent: the GUI scale.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(untagged)]
+enum RawScreenScale {
+    Fixed(f32),
+    PerHeight { per_height: f32 },
 }
 
 /// What a screen draws that no other screen draws where it is (`[gui.screens.<name>] marker`):
@@ -143,9 +233,10 @@ impl Region {
 #[derive(Debug, Clone, PartialEq)]
 pub struct GuiGeometry {
     slot_size: u32,
-    /// A game whose screens do not follow Minecraft's GUI scale rule (Minetest at its fixed
-    /// window size) sets the scale here; `game.gui_scale` is then ignored.
-    fixed_scale: Option<u32>,
+    /// The game's rule for its GUI scale, used where the frame does not show it.
+    rule: ScaleRule,
+    /// What the GUI scale is measured from in a frame, if the game draws it.
+    outline: Option<OutlineSpec>,
     screens: BTreeMap<String, Screen>,
     /// Region names (in any screen) whose slots hold what the player owns (`hotbar`, `main`);
     /// empty: every slot. A craft grid or result slot is not owned: an item left there is not
@@ -167,10 +258,33 @@ pub struct RawGui {
     slot_size: Spanned<u32>,
     pitch: Spanned<RawPitch>,
     #[serde(default)]
-    fixed_scale: Option<Spanned<u32>>,
+    scale: Option<Spanned<RawScaleSpec>>,
     #[serde(default)]
     bag_regions: Option<Spanned<Vec<String>>>,
     screens: BTreeMap<String, Spanned<RawScreen>>,
+}
+
+/// `[gui.scale]` as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawScaleSpec {
+    #[serde(default)]
+    rule: Option<String>,
+    #[serde(default)]
+    default: Option<f32>,
+    #[serde(default)]
+    breakpoints: Vec<Breakpoint>,
+    #[serde(default)]
+    measure: Option<RawOutline>,
+}
+
+/// `measure = { region = "hud.hotbar", rect = [-3, -3, 182, 22], luma = [0, 40] }`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawOutline {
+    region: String,
+    rect: [i32; 4],
+    luma: [u8; 2],
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -179,9 +293,13 @@ struct RawScreen {
     size: Spanned<[u32; 2]>,
     #[serde(default)]
     anchor: Anchor,
+    #[serde(default)]
+    scale: Option<Spanned<RawScreenScale>>,
     regions: BTreeMap<String, Spanned<RawRegion>>,
     #[serde(default)]
     marker: Option<Spanned<RawMarker>>,
+    #[serde(default)]
+    masks: Option<Spanned<Vec<[i32; 4]>>>,
 }
 
 /// `marker = { area = [x, y, w, h], luma = [0, 40], min_fraction = 0.8 }`: at least
@@ -294,12 +412,119 @@ impl Lines<'_> {
             }
             None => None,
         };
+        let masks = match raw.masks {
+            None => Vec::new(),
+            Some(m) => {
+                if m.get_ref().iter().any(|[_, _, w, h]| *w <= 0 || *h <= 0) {
+                    return Err(self.error(
+                        &m,
+                        format!("{key}.masks: every [x, y, w, h] needs w and h above 0"),
+                    ));
+                }
+                m.into_inner()
+            }
+        };
+        let scale = match raw.scale {
+            None => ScreenScale::Gui,
+            Some(sc) => match *sc.get_ref() {
+                RawScreenScale::Fixed(f) if f > 0.0 && f.is_finite() => ScreenScale::Fixed(f),
+                RawScreenScale::PerHeight { per_height } if per_height >= 1.0 => {
+                    ScreenScale::PerHeight(per_height)
+                }
+                _ => {
+                    return Err(self.error(
+                        &sc,
+                        format!("{key}.scale must be a number above 0 or {{ per_height = <pixels, at least 1> }}"),
+                    ));
+                }
+            },
+        };
         Ok(Screen {
             size: (w, h),
             anchor: raw.anchor,
+            scale,
             regions,
             marker,
+            masks,
         })
+    }
+}
+
+impl Lines<'_> {
+    /// Checks `[gui.scale]` against the screens it names.
+    fn scale_spec(
+        &self,
+        spec: Spanned<RawScaleSpec>,
+        screens: &BTreeMap<String, Screen>,
+    ) -> Result<(ScaleRule, Option<OutlineSpec>), DataFileError> {
+        let raw = spec.get_ref();
+        let rule = match (raw.rule.as_deref(), raw.default) {
+            (None | Some("minecraft"), None) if raw.breakpoints.is_empty() => ScaleRule::Minecraft,
+            (Some("breakpoints"), Some(default)) if default > 0.0 => {
+                if let Some(b) = raw
+                    .breakpoints
+                    .iter()
+                    .find(|b| b.scale.is_nan() || b.scale <= 0.0)
+                {
+                    return Err(self.error(
+                        &spec,
+                        format!("gui.scale.breakpoints: scale {} must be above 0", b.scale),
+                    ));
+                }
+                ScaleRule::Breakpoints {
+                    default,
+                    breakpoints: raw.breakpoints.clone(),
+                }
+            }
+            (Some("breakpoints"), _) => {
+                return Err(self.error(
+                    &spec,
+                    "gui.scale: rule \"breakpoints\" needs `default` (the game's scale option, above 0)",
+                ));
+            }
+            (Some(other), _) if other != "minecraft" => {
+                return Err(self.error(
+                    &spec,
+                    format!("gui.scale.rule: \"{other}\" is not a rule (known: \"minecraft\", \"breakpoints\")"),
+                ));
+            }
+            _ => {
+                return Err(self.error(
+                    &spec,
+                    "gui.scale: `default` and `breakpoints` belong to rule = \"breakpoints\"",
+                ));
+            }
+        };
+        let outline = match &raw.measure {
+            None => None,
+            Some(m) => {
+                let found = m.region.split_once('.').filter(|(sname, rname)| {
+                    screens.get(*sname).is_some_and(|s| {
+                        s.scale == ScreenScale::Gui && s.regions.contains_key(*rname)
+                    })
+                });
+                let Some((sname, rname)) = found else {
+                    return Err(self.error(
+                        &spec,
+                        format!("gui.scale.measure.region: \"{}\" is not a <screen>.<region> of a screen drawn at the GUI scale", m.region),
+                    ));
+                };
+                let [lo, hi] = m.luma;
+                if m.rect[2] < 4 || m.rect[3] < 4 || lo > hi {
+                    return Err(self.error(
+                        &spec,
+                        "gui.scale.measure: rect must be at least 4 x 4 GUI px and luma [low, high]",
+                    ));
+                }
+                Some(OutlineSpec {
+                    screen: sname.to_string(),
+                    region: rname.to_string(),
+                    rect: m.rect,
+                    luma: (lo, hi),
+                })
+            }
+        };
+        Ok((rule, outline))
     }
 }
 
@@ -379,13 +604,6 @@ impl GuiGeometry {
                 ),
             ));
         }
-        let fixed_scale = match gui.fixed_scale {
-            Some(s) if *s.get_ref() == 0 => {
-                return Err(at.error(&s, "gui.fixed_scale must be at least 1"));
-            }
-            Some(s) => Some(s.into_inner()),
-            None => None,
-        };
         let screens = gui
             .screens
             .into_iter()
@@ -408,9 +626,14 @@ impl GuiGeometry {
             }
             None => Vec::new(),
         };
+        let (rule, outline) = match gui.scale {
+            Some(spec) => at.scale_spec(spec, &screens)?,
+            None => (ScaleRule::Minecraft, None),
+        };
         Ok(GuiGeometry {
             slot_size,
-            fixed_scale,
+            rule,
+            outline,
             screens,
             bag_regions,
         })
@@ -457,17 +680,38 @@ impl GuiGeometry {
         self.resolve(location).map(|_| ())
     }
 
-    /// Positions for one window size and GUI scale (recompute when either changes).
-    pub fn layout(&self, window_w: u32, window_h: u32, scale: GuiScale) -> GuiLayout<'_> {
-        let scale = self
-            .fixed_scale
-            .unwrap_or_else(|| effective_scale(window_w, window_h, scale));
+    /// The GUI scale the profile's rule (`[gui.scale] rule`) gives this window with the player's
+    /// `game.gui_scale`: what a frame that does not show its scale is taken to be drawn at.
+    pub fn rule_scale(&self, window_w: u32, window_h: u32, option: GuiScale) -> f32 {
+        self.rule.scale(window_w, window_h, option)
+    }
+
+    /// What the GUI scale is measured from in a frame (`[gui.scale] measure`), if anything.
+    pub fn outline(&self) -> Option<&OutlineSpec> {
+        self.outline.as_ref()
+    }
+
+    /// Positions for one window size at the scale the profile's rule gives it (see
+    /// [`Self::layout_at`] for a scale measured from the frame).
+    pub fn layout(&self, window_w: u32, window_h: u32, option: GuiScale) -> GuiLayout<'_> {
+        self.layout_at(
+            window_w,
+            window_h,
+            self.rule_scale(window_w, window_h, option),
+        )
+    }
+
+    /// Positions for one window size with the GUI drawn at `gui_scale` (recompute when either
+    /// changes). Screens with a scale of their own (`[gui.screens.<name>] scale`) keep it.
+    pub fn layout_at(&self, window_w: u32, window_h: u32, gui_scale: f32) -> GuiLayout<'_> {
         GuiLayout {
             geometry: self,
-            scale,
-            // The game rounds the scaled size up (`ceil(window / scale)`), not down.
-            scaled_w: i64::from(window_w.div_ceil(scale)),
-            scaled_h: i64::from(window_h.div_ceil(scale)),
+            window: (window_w, window_h),
+            gui_scale: if gui_scale > 0.0 && gui_scale.is_finite() {
+                gui_scale
+            } else {
+                1.0
+            },
         }
     }
 
@@ -559,37 +803,97 @@ pub struct Slot {
 #[derive(Debug, Clone, Copy)]
 pub struct GuiLayout<'a> {
     geometry: &'a GuiGeometry,
-    scale: u32,
-    scaled_w: i64,
-    scaled_h: i64,
+    window: (u32, u32),
+    gui_scale: f32,
+}
+
+/// Whether a scale is a whole number: the game then places panels with integer arithmetic.
+fn whole(scale: f32) -> Option<i64> {
+    let r = scale.round();
+    ((scale - r).abs() < 1e-4 && r >= 1.0).then_some(r as i64)
 }
 
 impl<'a> GuiLayout<'a> {
-    /// The GUI scale in effect (see [`effective_scale`]).
-    pub fn scale(&self) -> u32 {
-        self.scale
+    /// The GUI scale in effect (measured from the frame or the profile's rule).
+    pub fn scale(&self) -> f32 {
+        self.gui_scale
+    }
+
+    /// Window pixels per GUI pixel of a screen (`hud`, `inventory`): the GUI scale, or the
+    /// screen's own (`[gui.screens.<name>] scale`). An unknown screen has the GUI scale.
+    pub fn screen_scale(&self, screen: &str) -> f32 {
+        self.geometry
+            .screens
+            .get(screen)
+            .map_or(self.gui_scale, |s| self.scale_of(s))
+    }
+
+    fn scale_of(&self, screen: &Screen) -> f32 {
+        match screen.scale {
+            ScreenScale::Gui => self.gui_scale,
+            ScreenScale::Fixed(f) => f,
+            ScreenScale::PerHeight(h) => self.window.1 as f32 / h,
+        }
     }
 
     /// The centre of a slot's item area, in window pixels from the window's top-left.
     ///
-    /// Panel position in GUI pixels, as the game computes it (Java `/` truncates like Rust's):
-    /// `left = (scaled_w - w) / 2`, `top = (scaled_h - h) / 2` (or `scaled_h - h` on the bottom
-    /// edge); the centre is `(left + x + slot_size / 2) * scale`, likewise for y. A panel larger
-    /// than the scaled window starts off-window (negative coordinates), as it does in the game.
+    /// At a whole scale the panel is placed as the game computes it (Java `/` truncates like
+    /// Rust's): `scaled_w = ceil(window_w / scale)`, `left = (scaled_w - w) / 2`,
+    /// `top = (scaled_h - h) / 2` (or `scaled_h - h` on the bottom edge); the centre is
+    /// `(left + x + slot_size / 2) * scale`, likewise for y. At a fractional scale (a browser's
+    /// CSS, Minetest's formspecs) the same without rounding. A panel larger than the scaled
+    /// window starts off-window (negative coordinates), as it does in the game.
     pub fn slot_center(&self, location: &str) -> Result<(f32, f32), GuiError> {
         let (screen, region, index) = self.geometry.resolve(location)?;
         Ok(self.centre_of(screen, region, index))
     }
 
-    /// The top-left corner of `screen`'s panel, GUI pixels (see [`Self::slot_center`]).
-    fn panel_origin(&self, screen: &Screen) -> (i64, i64) {
+    /// The top-left corner of `screen`'s panel, GUI pixels of that screen, and the screen's
+    /// scale (see [`Self::slot_center`]).
+    fn panel_origin(&self, screen: &Screen) -> ((f64, f64), f64) {
+        let scale = self.scale_of(screen);
         let (w, h) = (i64::from(screen.size.0), i64::from(screen.size.1));
-        let left = (self.scaled_w - w) / 2;
-        let top = match screen.anchor {
-            Anchor::Center => (self.scaled_h - h) / 2,
-            Anchor::BottomCenter => self.scaled_h - h,
+        let (ww, wh) = self.window;
+        let origin = match whole(scale) {
+            Some(s) => {
+                // The game rounds the scaled size up (`ceil(window / scale)`), not down.
+                let (sw, sh) = (
+                    i64::from(ww).div_euclid(s) + i64::from(i64::from(ww) % s != 0),
+                    i64::from(wh).div_euclid(s) + i64::from(i64::from(wh) % s != 0),
+                );
+                let left = (sw - w) / 2;
+                let top = match screen.anchor {
+                    Anchor::Center => (sh - h) / 2,
+                    Anchor::BottomCenter => sh - h,
+                };
+                (left as f64, top as f64)
+            }
+            None => {
+                let s = f64::from(scale);
+                let (sw, sh) = (f64::from(ww) / s, f64::from(wh) / s);
+                let left = (sw - w as f64) / 2.0;
+                let top = match screen.anchor {
+                    Anchor::Center => (sh - h as f64) / 2.0,
+                    Anchor::BottomCenter => sh - h as f64,
+                };
+                (left, top)
+            }
         };
-        (left, top)
+        (origin, f64::from(scale))
+    }
+
+    /// The window rectangle `(x0, y0, x1, y1)` of `rect` (GUI px: x, y, w, h) placed relative
+    /// to the top-left of the item area of `region`'s first slot on `screen`: the outline the
+    /// GUI scale is measured from (`[gui.scale] measure`).
+    pub fn outline_rect(&self, spec: &OutlineSpec) -> Option<(f64, f64, f64, f64)> {
+        let screen = self.geometry.screens.get(&spec.screen)?;
+        let region = screen.regions.get(&spec.region)?;
+        let ((left, top), s) = self.panel_origin(screen);
+        let [x, y, w, h] = spec.rect;
+        let x0 = (left + f64::from(region.origin.0) + f64::from(x)) * s;
+        let y0 = (top + f64::from(region.origin.1) + f64::from(y)) * s;
+        Some((x0, y0, x0 + f64::from(w) * s, y0 + f64::from(h) * s))
     }
 
     /// Screens whose marker (`[gui.screens.<name>] marker`) `frame` shows: of the screens whose
@@ -601,13 +905,15 @@ impl<'a> GuiLayout<'a> {
             .iter()
             .filter_map(|(name, screen)| {
                 let m = screen.marker?;
-                let (left, top) = self.panel_origin(screen);
-                let scale = i64::from(self.scale);
+                let ((left, top), scale) = self.panel_origin(screen);
                 let (x, y, w, h) = m.area;
-                let x0 = ((left + i64::from(x)) * scale).clamp(0, i64::from(frame.width()));
-                let y0 = ((top + i64::from(y)) * scale).clamp(0, i64::from(frame.height()));
-                let x1 = ((left + i64::from(x + w)) * scale).clamp(x0, i64::from(frame.width()));
-                let y1 = ((top + i64::from(y + h)) * scale).clamp(y0, i64::from(frame.height()));
+                let px = |gui: f64, max: u32, min: i64| {
+                    ((gui * scale).round() as i64).clamp(min, i64::from(max))
+                };
+                let x0 = px(left + f64::from(x), frame.width(), 0);
+                let y0 = px(top + f64::from(y), frame.height(), 0);
+                let x1 = px(left + f64::from(x + w), frame.width(), x0);
+                let y1 = px(top + f64::from(y + h), frame.height(), y0);
                 let mut within = 0u64;
                 let mut all = 0u64;
                 for py in y0..y1 {
@@ -627,18 +933,39 @@ impl<'a> GuiLayout<'a> {
             .collect()
     }
 
+    /// The window areas `[x1, y1, x2, y2]` hidden from the detector while `screen` is open
+    /// (`[gui.screens.<name>] masks`), clipped to the window.
+    pub fn masks(&self, screen: &str) -> Vec<[f64; 4]> {
+        let Some(s) = self.geometry.screens.get(screen) else {
+            return Vec::new();
+        };
+        let ((left, top), scale) = self.panel_origin(s);
+        let (ww, wh) = (f64::from(self.window.0), f64::from(self.window.1));
+        s.masks
+            .iter()
+            .map(|&[x, y, w, h]| {
+                let x1 = (left + f64::from(x)) * scale;
+                let y1 = (top + f64::from(y)) * scale;
+                let (x2, y2) = (x1 + f64::from(w) * scale, y1 + f64::from(h) * scale);
+                [
+                    x1.clamp(0.0, ww),
+                    y1.clamp(0.0, wh),
+                    x2.clamp(0.0, ww),
+                    y2.clamp(0.0, wh),
+                ]
+            })
+            .filter(|[x1, y1, x2, y2]| x2 > x1 && y2 > y1)
+            .collect()
+    }
+
     /// The centre of slot `index` of `region` on `screen` (see [`Self::slot_center`]).
     fn centre_of(&self, screen: &Screen, region: &Region, index: u32) -> (f32, f32) {
-        let (left, top) = self.panel_origin(screen);
-        let (px, py) = (i64::from(region.pitch.0), i64::from(region.pitch.1));
-        let x = left + i64::from(region.origin.0) + i64::from(index % region.columns) * px;
-        let y = top + i64::from(region.origin.1) + i64::from(index / region.columns) * py;
+        let ((left, top), scale) = self.panel_origin(screen);
+        let (px, py) = (f64::from(region.pitch.0), f64::from(region.pitch.1));
+        let x = left + f64::from(region.origin.0) + f64::from(index % region.columns) * px;
+        let y = top + f64::from(region.origin.1) + f64::from(index / region.columns) * py;
         let half = f64::from(self.geometry.slot_size) / 2.0;
-        let scale = f64::from(self.scale);
-        (
-            ((x as f64 + half) * scale) as f32,
-            ((y as f64 + half) * scale) as f32,
-        )
+        (((x + half) * scale) as f32, ((y + half) * scale) as f32)
     }
 
     /// Every valid location (the same list as [`GuiGeometry::locations`]).
@@ -691,9 +1018,21 @@ impl<'a> GuiLayout<'a> {
     }
 
     /// Whether a detected icon centred at (x, y) is the item in the slot centred at `centre`:
-    /// within 10 GUI pixels on both axes (icons are drawn centred in their slot).
+    /// within 10 GUI pixels on both axes (icons are drawn centred in their slot), at the
+    /// smallest scale any screen is drawn at.
     pub fn on_slot(&self, x: f32, y: f32, (sx, sy): (f32, f32)) -> bool {
-        let tolerance = 10.0 * self.scale as f32;
+        let smallest = self
+            .geometry
+            .screens
+            .values()
+            .map(|s| self.scale_of(s))
+            .fold(f32::INFINITY, f32::min);
+        let unit = if smallest.is_finite() {
+            smallest
+        } else {
+            self.gui_scale
+        };
+        let tolerance = 10.0 * unit;
         (x - sx).abs() <= tolerance && (y - sy).abs() <= tolerance
     }
 }
@@ -824,6 +1163,47 @@ mod tests {
     }
 
     #[test]
+    fn the_web_clients_rule_is_its_option_unless_a_breakpoint_matches() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/games/minecraft-web.toml");
+        let geo = GuiGeometry::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        for (w, h, want) in [
+            (1920, 1080, 3.0), // vanilla: 4
+            (1280, 720, 3.0),
+            (1279, 719, 3.0), // vanilla: 2
+            (1024, 600, 3.0), // vanilla: 2
+            (900, 600, 2.0),  // width <= 971
+            (800, 380, 1.5),  // width <= 971, then height <= 390: the last wins
+            (500, 300, 1.4),  // ... width <= 590 with height >= 240
+            (500, 200, 1.0),  // width <= 590, but not height >= 240
+        ] {
+            assert_eq!(geo.rule_scale(w, h, AUTO), want, "{w}x{h}");
+        }
+        // A fixed option is the client's guiScale: 2 where no breakpoint matches.
+        assert_eq!(geo.rule_scale(1280, 720, S2), 2.0);
+        assert_eq!(geo.rule_scale(900, 600, S4), 2.0);
+    }
+
+    #[test]
+    fn minetests_hud_keeps_its_size_and_its_inventory_grows_with_the_height() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/games/minetest.toml");
+        let geo = GuiGeometry::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        // 854x480: the measured window pixels.
+        assert_eq!(at(&geo, 854, 480, AUTO, "hud.hotbar.0"), (226.0, 447.0));
+        assert_eq!(at(&geo, 854, 480, AUTO, "inventory.main.0"), (305.0, 311.0));
+        // 1024x576: the hotbar the same size on the bottom edge, centred (measured: slot 0 at
+        // about 309, 543); the inventory 1.2 times as large, centred (main.0 at about 363, 373).
+        let layout = geo.layout(1024, 576, AUTO);
+        assert_eq!(layout.screen_scale("hud"), 1.0);
+        assert!((layout.screen_scale("inventory") - 1.2).abs() < 1e-6);
+        assert_eq!(at(&geo, 1024, 576, AUTO, "hud.hotbar.0"), (311.0, 543.0));
+        let (x, y) = at(&geo, 1024, 576, AUTO, "inventory.main.0");
+        assert!(
+            (x - 365.6).abs() < 0.5 && (y - 373.2).abs() < 0.5,
+            "({x}, {y})"
+        );
+    }
+
+    #[test]
     fn window_854x480() {
         // Auto, 3 and 4 all give scale 2: scaled 427 x 240.
         // Container panel 176 x 166: left = (427 - 176) / 2 = 125, top = (240 - 166) / 2 = 37.
@@ -836,7 +1216,7 @@ mod tests {
         //   hud.hotbar.8 (3 + 160, 3): x = (122 + 171) * 2 = 586
         let geo = minecraft();
         for scale in [AUTO, S2, S3, S4] {
-            assert_eq!(geo.layout(854, 480, scale).scale(), 2);
+            assert_eq!(geo.layout(854, 480, scale).scale(), 2.0);
             assert_eq!(
                 at(&geo, 854, 480, scale, "inventory.craft.0"),
                 (462.0, 126.0)
@@ -870,7 +1250,7 @@ mod tests {
         // HUD: left = (427 - 182) / 2 = 122, top = 218.
         //   hud.hotbar.4 (83, 3): x = (122 + 91) * 3 = 639, y = (218 + 11) * 3 = 687
         for scale in [AUTO, S3, S4] {
-            assert_eq!(geo.layout(1280, 720, scale).scale(), 3);
+            assert_eq!(geo.layout(1280, 720, scale).scale(), 3.0);
             assert_eq!(
                 at(&geo, 1280, 720, scale, "crafting_table.grid.0"),
                 (489.0, 186.0)
@@ -1102,7 +1482,18 @@ mod tests {
         assert_eq!(line, 9, "{m}");
         let (line, m) = parse_err("[gui]\nslot_size = 16\npitch = 18\nscale = 2\n");
         assert_eq!(line, 4, "{m}");
-        assert!(m.contains("scale"), "{m}");
+        assert!(m.contains("ScaleSpec"), "{m}");
+        let hud = "[gui.screens.hud]\nsize = [182, 22]\n[gui.screens.hud.regions]\nhotbar = { origin = [3, 3], columns = 9, pitch = 20 }\n";
+        let bad_rule = format!("{HEAD}[gui.scale]\nrule = \"vanilla\"\n{hud}");
+        let (line, m) = parse_err(&bad_rule);
+        assert_eq!(line, 8, "{m}");
+        assert!(m.contains("gui.scale.rule: \"vanilla\""), "{m}");
+        let no_region = format!(
+            "{HEAD}[gui.scale]\nmeasure = {{ region = \"hud.bar\", rect = [0, 0, 10, 10], luma = [0, 9] }}\n{hud}"
+        );
+        let (line, m) = parse_err(&no_region);
+        assert_eq!(line, 8, "{m}");
+        assert!(m.contains("\"hud.bar\" is not a <screen>.<region>"), "{m}");
         let (_, m) = parse_err("[keys]\ninventory = \"e\"\n");
         assert!(m.contains("gui"), "{m}");
         let (line, m) = parse_err(&format!("{HEAD}[gui.screens]\n"));

@@ -5,6 +5,7 @@ pub mod emergency;
 pub mod execute;
 pub mod expand;
 pub mod gui;
+pub mod gui_scale;
 pub mod input;
 pub mod keys;
 pub mod library;

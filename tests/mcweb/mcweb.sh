@@ -12,7 +12,8 @@
 #   mcweb.sh status         exit 0 when the server and the browser run
 #
 # Environment: GAME_DIR (default /tmp/vistawise-mcweb: pids, logs, state.json), GAME_DISPLAY
-# (:78), MC_PORT / WEB_PORT / CMD_PORT (default: free ports), MC_SEED (20241024), MC_SPAWN
+# (:78), GAME_W / GAME_H (the window, 1280 x 720), GAME_SCREEN (WxH: a larger display with a
+# resizable window), MC_PORT / WEB_PORT / CMD_PORT (default: free ports), MC_SEED (20241024), MC_SPAWN
 # ("28,26"; "random" for flying-squid's own), START_TIMEOUT (180 s).
 # Ground truth: $GAME_DIR/state.json every 0.5 s; commands: POST JSON to 127.0.0.1:$CMD_PORT
 # (tests/mcweb/server/README.md).
@@ -24,7 +25,11 @@ BUILD=${MCWEB_BUILD:-$REPO/.work/mcweb}
 GD=${GAME_DIR:-/tmp/vistawise-mcweb}
 mkdir -p "$GD" && GD=$(cd "$GD" && pwd)
 DISP=${GAME_DISPLAY:-:78}
-W=1280; H=720
+# The window: GAME_W x GAME_H (default 1280x720), full screen on a display of that size (kiosk).
+# GAME_SCREEN=WxH makes the display larger and the client an ordinary window of the browser
+# (--app: no tabs or address bar) that a player or a test can resize.
+W=${GAME_W:-1280}; H=${GAME_H:-720}
+SCREEN=${GAME_SCREEN:-}
 
 die() { echo "mcweb: $*" >&2; exit 1; }
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
@@ -80,7 +85,7 @@ start() {
   trap 'rc=$?; if [ $rc -ne 0 ]; then stop; fi' EXIT
   export DISPLAY=$DISP
   if ! xdpyinfo >/dev/null 2>&1; then
-    launch xvfb Xvfb "$DISP" -screen 0 "${W}x${H}x24" -nolisten tcp -noreset
+    launch xvfb Xvfb "$DISP" -screen 0 "${SCREEN:-${W}x${H}}x24" -nolisten tcp -noreset
     for _ in $(seq 100); do xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
     xdpyinfo >/dev/null 2>&1 || die "Xvfb did not start on $DISP; read $GD/xvfb.log"
   fi
@@ -104,12 +109,15 @@ start() {
 
   local url="http://127.0.0.1:$web/?ip=127.0.0.1:$mc&version=1.14.4&username=agent&proxy=127.0.0.1:$web&autoConnect=1&setting=closeConfirmation:false"
   rm -rf "$GD/chrome-profile"
-  launch chromium chromium --no-sandbox --kiosk --use-gl=angle --use-angle=gl --ignore-gpu-blocklist \
+  local mode=(--kiosk "$url")
+  # --test-type: no "unsupported command-line flag" bar above the page in a window.
+  [ -n "$SCREEN" ] && mode=(--test-type --app="$url")
+  launch chromium chromium --no-sandbox --use-gl=angle --use-angle=gl --ignore-gpu-blocklist \
     --user-data-dir="$GD/chrome-profile" --no-first-run --no-default-browser-check --disable-default-apps \
     --disable-session-crashed-bubble --noerrdialogs --disable-infobars --password-store=basic --disable-sync \
     --disable-component-update --disable-features=Translate,MediaRouter,DialMediaRouteProvider \
     --disable-background-timer-throttling --disable-renderer-backgrounding \
-    --disable-backgrounding-occluded-windows --window-position=0,0 --window-size=$W,$H "$url"
+    --disable-backgrounding-occluded-windows --window-position=0,0 --window-size=$W,$H "${mode[@]}"
 
   local t0=$SECONDS limit=${START_TIMEOUT:-180}
   until player_on_ground; do

@@ -493,6 +493,12 @@ impl McwebGame {
     /// Builds the client once (`tests/mcweb/mcweb.sh build`: from ../shared/mcweb into
     /// .work/mcweb) and starts a fresh world.
     pub fn start(seed: u64) -> McwebGame {
+        Self::start_with(seed, &[])
+    }
+
+    /// [`Self::start`] with more of the script's settings (`GAME_W`, `GAME_H`, `GAME_SCREEN`,
+    /// `MC_SPAWN`: tests/mcweb/mcweb.sh).
+    pub fn start_with(seed: u64, env: &[(&str, &str)]) -> McwebGame {
         let script = repo().join("tests/mcweb/mcweb.sh");
         let built = Command::new("bash")
             .arg(&script)
@@ -515,6 +521,7 @@ impl McwebGame {
             .env("MC_SEED", seed.to_string())
             // No look set 1 s after joining: it would undo the test's own scene set-up.
             .env("MC_SPAWN_LOOK", "none")
+            .envs(env.iter().copied())
             .output()
             .expect("run tests/mcweb/mcweb.sh start");
         let stdout = String::from_utf8_lossy(&out.stdout).to_string();
