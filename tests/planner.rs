@@ -115,7 +115,15 @@ impl World {
             hidden_by_gui: 0,
             marked_screens: marked.iter().map(|s| s.to_string()).collect(),
             gui_scale: None,
+            view_digest: String::new(),
+            reach_w: 0.0,
         };
+        self.step_on(target, perception)
+    }
+
+    /// [`Self::step`] on a perception made by the test (its view digest, its reach width).
+    fn step_on(&mut self, target: &str, perception: Perception) -> PlanStep {
+        let (fw, fh) = (perception.frame_w, perception.frame_h);
         let visual = embed(&self.kg, &perception);
         let layout = self.profile.gui.layout(fw, fh, GuiScale::Auto);
         let view = View {
@@ -506,7 +514,7 @@ fn too_few_of_an_ingredient_by_its_read_count_is_gathered_or_crafted_again() {
     // look around.
     assert_eq!(
         first(Some(5), Some(1)),
-        ["open_inventory", "close_screen", "turn"]
+        ["open_inventory", "close_screen", "turn_by"]
     );
 }
 
@@ -566,7 +574,7 @@ fn an_ingredient_off_the_hud_is_looked_for_in_the_bag_before_gathering_it_again(
     let mut w = world_of("minetest", (854, 480));
     assert_eq!(
         act(w.step("Coal Lump", vec![], hud[..1].to_vec())).skill,
-        "turn"
+        "turn_by"
     );
 }
 
@@ -1252,8 +1260,9 @@ fn a_hud_slot_the_open_inventory_showed_empty_is_the_world_behind_it() {
 #[test]
 fn a_third_look_around_with_no_chop_between_is_a_detour_the_other_way_each_time() {
     // The client's wooden pickaxe run: a trunk on a hill behind a two-block wall was walked to,
-    // lost against the wall and found again by looking around, for 100 steps.
-    let mut w = world_of("minecraft-web", (1280, 720));
+    // lost against the wall and found again by looking around, for 100 steps. (Without
+    // `[planner.scout]`, which walks far between looks around instead.)
+    let mut w = world_with("minecraft-web", (1280, 720), |c| c.scout = None);
     let look_around = |w: &mut World| {
         let first = act(w.step("Log", vec![], vec![]));
         // The rest of the queued exploration, cut short by a trunk coming into view.
@@ -1277,7 +1286,7 @@ fn a_third_look_around_with_no_chop_between_is_a_detour_the_other_way_each_time(
     let far = entity("trunk", 640.0, 200.0, false);
     assert_eq!(
         act(w.step("Log", vec![far.clone()], vec![])),
-        call("turn", &[300.0, 0.0])
+        call("turn_by", &[33.0])
     );
     for _ in 0..3 {
         assert_eq!(
@@ -1287,7 +1296,7 @@ fn a_third_look_around_with_no_chop_between_is_a_detour_the_other_way_each_time(
     }
     assert_eq!(
         act(w.step("Log", vec![far.clone()], vec![])),
-        call("turn", &[-300.0, 0.0])
+        call("turn_by", &[-33.0])
     );
     // Two more looks around, and the next detour turns left.
     for _ in 0..2 {
@@ -1297,7 +1306,7 @@ fn a_third_look_around_with_no_chop_between_is_a_detour_the_other_way_each_time(
     assert_eq!(act(w.step("Log", vec![], vec![])).skill, "look_level");
     assert_eq!(
         act(w.step("Log", vec![far], vec![])),
-        call("turn", &[-300.0, 0.0])
+        call("turn_by", &[-33.0])
     );
 }
 
@@ -1436,11 +1445,11 @@ fn after_a_blind_gather_of_the_target_that_the_hud_does_not_show_the_bag_is_look
             "open_inventory",
             "close_screen",
             "look_level",
-            "turn",
+            "turn_by",
             "jump_forward",
             "jump_forward",
             "jump_forward",
-            "turn",
+            "turn_by",
             "dig_vertical_mine_tunnels",
             "open_inventory",
             "close_screen",
@@ -1626,10 +1635,7 @@ fn walks_that_do_not_bring_a_far_target_closer_end_in_a_detour() {
         act(w.step("Log", vec![far(640.0, 34.0)], vec![])),
         call("look_level", &[])
     );
-    assert_eq!(
-        act(w.step("Log", vec![], vec![])),
-        call("turn", &[300.0, 0.0])
-    );
+    assert_eq!(act(w.step("Log", vec![], vec![])), call("turn_by", &[33.0]));
 }
 
 #[test]
@@ -1692,10 +1698,7 @@ fn mines_that_see_the_target_the_same_each_time_end_in_a_detour() {
         act(w.step("Log", vec![trunk.clone()], vec![])),
         call("look_level", &[])
     );
-    assert_eq!(
-        act(w.step("Log", vec![], vec![])),
-        call("turn", &[300.0, 0.0])
-    );
+    assert_eq!(act(w.step("Log", vec![], vec![])), call("turn_by", &[33.0]));
 }
 
 #[test]
@@ -1786,4 +1789,112 @@ fn a_mined_ore_that_a_nearly_full_hud_does_not_show_is_looked_for_in_the_bag() {
     let (_, calls) = skills(&[2, 8]);
     assert_eq!(calls[..2], ["mine_iron_ore", "jump_forward"]);
     assert_ne!(calls[2], "open_inventory");
+}
+
+#[test]
+fn a_stone_pickaxe_from_nothing_takes_three_logs_not_one_per_consumer() {
+    // The table 4 planks, the wooden pickaxe 3, the sticks of both pickaxes 2 (one craft makes
+    // 4 sticks): 9 planks, 3 logs. Counted one log per consumer it was 4, and a run from
+    // nothing spent 150 steps looking for a fourth tree.
+    let logs = |n: u32| {
+        vec![InventoryIcon {
+            count: Some(n),
+            ..icon("log_icon", hotbar_x(0), HOTBAR_Y)
+        }]
+    };
+    let trunk = entity("trunk", 650.0, 365.0, true);
+    // Two logs: the third is chopped while the tree is at hand.
+    let mut w = world();
+    w.step("Stone Pickaxe", vec![], logs(2));
+    assert_eq!(
+        act(w.step("Stone Pickaxe", vec![], vec![])).skill,
+        "close_screen"
+    );
+    assert_eq!(
+        act(w.step("Stone Pickaxe", vec![trunk.clone()], logs(2))),
+        call("mine_log", &[3.0])
+    );
+    // Three: no more chopping, the bag is opened to craft planks.
+    let mut w = world();
+    assert_eq!(
+        act(w.step("Stone Pickaxe", vec![trunk], logs(3))),
+        call("open_inventory", &[])
+    );
+    let log_inv = InventoryIcon {
+        count: Some(3),
+        ..icon("log_icon", 441.0, 555.0)
+    };
+    assert_eq!(
+        act(w.step("Stone Pickaxe", vec![], vec![log_inv])),
+        call("craft_plank", &[441.0, 555.0])
+    );
+}
+
+/// A frame of the world's size with these things in view, this view digest and the in-reach
+/// width of 1280x720 on the client (`detector.k_w` 180 at 1080p).
+fn seen(w: &World, entities: Vec<EnvironmentEntity>, digest: &str) -> Perception {
+    Perception {
+        frame_w: w.frame.0,
+        frame_h: w.frame.1,
+        entities,
+        view_digest: digest.to_string(),
+        reach_w: 120.0,
+        ..Perception::default()
+    }
+}
+
+#[test]
+fn with_nothing_in_view_the_scout_looks_around_once_then_walks_far_and_turns_aside_at_walls() {
+    let mut w = world_of("minecraft-web", (1280, 720));
+    let (a, b) = ("10".repeat(576), "50".repeat(576));
+    let next = |w: &mut World, entities: Vec<EnvironmentEntity>, digest: &str| {
+        act(w.step_on("Log", seen(w, entities, digest)))
+    };
+    // A look around: level, a step back, eight turns of 45 degrees (a full circle).
+    assert_eq!(next(&mut w, vec![], &a), call("look_level", &[]));
+    assert_eq!(next(&mut w, vec![], &a), call("move_backward", &[1.0]));
+    for _ in 0..8 {
+        assert_eq!(next(&mut w, vec![], &a), call("turn_by", &[45.0]));
+    }
+    // Nothing: walk on in that heading, a walk a step.
+    assert_eq!(next(&mut w, vec![], &a), call("jump_forward", &[2.0]));
+    // The walk changed the view: walk on.
+    assert_eq!(next(&mut w, vec![], &b), call("jump_forward", &[2.0]));
+    // It did not (a wall): turn aside first, right, then walk.
+    assert_eq!(next(&mut w, vec![], &b), call("turn_by", &[70.0]));
+    assert_eq!(next(&mut w, vec![], &b), call("jump_forward", &[2.0]));
+    assert_eq!(next(&mut w, vec![], &a), call("jump_forward", &[2.0]));
+    // Four walks done: look around again.
+    assert_eq!(next(&mut w, vec![], &a), call("look_level", &[]));
+    for _ in 0..9 {
+        next(&mut w, vec![], &a);
+    }
+    // Water ahead, wide and below the crosshair: turn aside, the other way this time.
+    let water = EnvironmentEntity {
+        w: 700.0,
+        h: 200.0,
+        ..entity("water", 640.0, 560.0, false)
+    };
+    assert_eq!(next(&mut w, vec![water], &a), call("turn_by", &[-70.0]));
+    assert_eq!(next(&mut w, vec![], &b), call("jump_forward", &[2.0]));
+    // A trunk comes into view: the search ends, the trunk is aimed at.
+    let far = EnvironmentEntity {
+        w: 30.0,
+        ..entity("trunk", 700.0, 300.0, false)
+    };
+    assert_eq!(next(&mut w, vec![far.clone()], &b).skill, "turn");
+    // Aimed at it and far (30 px against 120 in reach: four reaches off): a long walk, with a
+    // jump first on the client.
+    // (Aimed low on it: 85% down its box is at the crosshair.)
+    let aimed = EnvironmentEntity {
+        x: 640.0,
+        y: 290.0,
+        ..far
+    };
+    let walk = next(&mut w, vec![aimed.clone()], &b);
+    assert_eq!(walk.skill, "jump_forward");
+    assert!(walk.args[0].value > 1.5, "{walk}");
+    // Lost after the walk: the view the aim turned is levelled before the search walks on.
+    assert_eq!(next(&mut w, vec![], &b), call("look_level", &[]));
+    assert_eq!(next(&mut w, vec![], &b), call("jump_forward", &[2.0]));
 }

@@ -18,7 +18,20 @@ ore) with `vistawise --game minetest play`, each task a session of its own, and 
 before it succeeded. Prints a table and writes OUT/runs.json with every
 session's path, steps, end reason and the median time of each pipeline stage.
 
+From nothing (`--start nothing`), as the paper counts and as a user starts: per run a world
+seed (`--first-world`, consecutive, none skipped), the game's own spawn (the client: flying-squid's
+rule drawn from the run's seed, MC_SPAWN=random:SEED; Minetest: the map generator's), an empty
+bag and no scene command after the start; one `vistawise play --task TARGET` (`--target`,
+default stone_pickaxe) plans the whole chain. A poller reads the game's state file (the server's
+or the probe's inventory) every second and records, for each milestone of the tech tree up to the
+target, the step and the time it was first held. Every command sent to the game is recorded with
+the run; after the start there are none. `--table RUNS.json [RUNS.json ...]` prints the
+milestone table of committed batches.
+
 Usage (from the repository root, after cargo build; stdlib only):
+    python3 tools/closed_loop_runs.py --game minecraft-web --start nothing --runs 10 --first-world 1001 \
+        --bin target/release/vistawise --out out/nothing-mcweb
+    python3 tools/closed_loop_runs.py --table docs/results/from-nothing/*.json
     python3 tools/closed_loop_runs.py --game minecraft-web --runs 10 [--first-seed 101]
     python3 tools/closed_loop_runs.py --game minecraft-web --chain iron --runs 15 --first-seed 701
     python3 tools/closed_loop_runs.py --runs 10 [--policy planner] [--world 2024] [--out out/closed-loop-runs]
@@ -37,6 +50,7 @@ import os
 import statistics
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -108,10 +122,14 @@ SKY = (173, 217, 230)
 class McwebGame:
     """tests/mcweb/mcweb.sh and its test server's command port."""
 
-    def __init__(self, game_dir: Path, display: str, world: int, window: tuple[int, int] | None = None):
+    def __init__(self, game_dir: Path, display: str, world: int, window: tuple[int, int] | None = None,
+                 spawn: str | None = None):
         self.env = dict(os.environ, GAME_DIR=str(game_dir), GAME_DISPLAY=display,
-                        MC_SEED=str(world), MC_SPAWN_LOOK="none", **window_env(window))
+                        MC_SEED=str(world), MC_SPAWN_LOOK="none", **window_env(window),
+                        **({"MC_SPAWN": spawn} if spawn else {}))
         self.dir = game_dir
+        # Every command sent to the test server, in order: a run's record proves what was set.
+        self.commands: list[dict] = []
 
     def script(self, *args: str) -> str:
         out = subprocess.run(["bash", str(REPO / "tests/mcweb/mcweb.sh"), *args], env=self.env,
@@ -121,6 +139,7 @@ class McwebGame:
         return out.stdout
 
     def send(self, cmd: dict) -> dict:
+        self.commands.append({"t": round(time.time(), 1), **cmd})
         port = (self.dir / "cmd.port").read_text().strip()
         req = urllib.request.Request(f"http://127.0.0.1:{port}/", data=json.dumps(cmd).encode(), method="POST")
         try:
@@ -130,6 +149,22 @@ class McwebGame:
         if "error" in answer:
             raise RuntimeError(f"test server refused {cmd['cmd']}: {answer['error']}")
         return answer
+
+    def start_bare(self) -> None:
+        """A fresh world with the player where the server spawned it, nothing sent to it."""
+        self.script("build")
+        self.script("start")
+        self.wait_drawn()
+
+    def inventory(self) -> list[dict]:
+        """The player's slots from the server's state file (no command: the harness writes it
+        every 0.5 s); [] until the player joined."""
+        try:
+            state = json.loads((self.dir / "state.json").read_text())
+        except (OSError, json.JSONDecodeError):
+            return []
+        players = state.get("players") or [{}]
+        return [s for s in players[0].get("inventory", []) if s.get("slot", 0) >= 5]
 
     def start(self, seed: int) -> None:
         self.script("build")
@@ -283,6 +318,209 @@ def stand_near_ore(probe: "Probe", start: dict, seed: int) -> None:
                                                "min_dist": 2.5, "max_dist": 4.5}))
 
 
+# The tech tree's milestones from nothing, in order: name, the game's item that proves it (the
+# client: the end of the server's item name; Minetest: an item or group:NAME).
+MILESTONES = {
+    "minecraft-web": [("log", "_log"), ("planks", "_planks"), ("stick", "stick"),
+                      ("crafting_table", "crafting_table"), ("wooden_pickaxe", "wooden_pickaxe"),
+                      ("cobblestone", "cobblestone"), ("stone_pickaxe", "stone_pickaxe"), ("coal", "coal"),
+                      ("iron_ore", "iron_ore"), ("furnace", "furnace"), ("iron_ingot", "iron_ingot"),
+                      ("iron_pickaxe", "iron_pickaxe"), ("diamond", "diamond")],
+    "minetest": [("log", "group:tree"), ("planks", "group:wood"), ("stick", "default:stick"),
+                 ("wooden_pickaxe", "default:pick_wood"), ("cobblestone", "default:cobble"),
+                 ("stone_pickaxe", "default:pick_stone"), ("coal", "default:coal_lump"),
+                 ("iron_ore", "default:iron_lump"), ("furnace", "default:furnace"),
+                 ("iron_ingot", "default:steel_ingot"), ("iron_pickaxe", "default:pick_steel"),
+                 ("diamond", "default:diamond")],
+}
+
+
+def holds(game: str, slots: list[dict], item: str) -> bool:
+    """Whether the inventory `slots` (the client's server slots, or Minetest's main list) hold
+    `item` (see MILESTONES)."""
+    if game == "minecraft-web":
+        return any(s.get("name", "").endswith(item) and int(s.get("count", 0)) > 0 for s in slots)
+    group = item[len("group:"):] if item.startswith("group:") else None
+    return any((group in (s.get("groups") or []) if group else s.get("name") == item)
+               and int(s.get("count", 0)) > 0 for s in slots)
+
+
+class MilestonePoller(threading.Thread):
+    """Reads the game's inventory every `period` s while a play runs and records, per milestone,
+    the seconds since the play started and the session's step count when it was first held."""
+
+    def __init__(self, game: str, read_slots, milestones: list[tuple[str, str]], session: Path,
+                 period: float = 1.0):
+        super().__init__(daemon=True)
+        self.game, self.read_slots, self.milestones = game, read_slots, milestones
+        self.session, self.period = session, period
+        self.t0 = time.time()
+        self.first: dict[str, dict] = {}
+        self.halt = threading.Event()
+        self.steps, self.offset = 0, 0
+
+    def count_steps(self) -> int:
+        path = self.session / "session.jsonl"
+        try:
+            with open(path, "rb") as f:
+                f.seek(self.offset)
+                chunk = f.read()
+        except OSError:
+            return self.steps
+        # Whole lines only: a line being written is read next time.
+        end = chunk.rfind(b"\n") + 1
+        self.steps += chunk[:end].count(b'"kind":"step"')
+        self.offset += end
+        return self.steps
+
+    def poll(self) -> None:
+        slots = self.read_slots()
+        steps = self.count_steps()
+        for name, item in self.milestones:
+            if name not in self.first and holds(self.game, slots, item):
+                self.first[name] = {"seconds": round(time.time() - self.t0, 1), "step": steps}
+
+    def run(self) -> None:
+        while not self.halt.is_set():
+            self.poll()
+            self.halt.wait(self.period)
+
+    def stop(self) -> dict:
+        self.halt.set()
+        self.join(timeout=5)
+        self.poll()
+        return self.first
+
+
+def git_commit() -> str:
+    out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True)
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO,
+                           capture_output=True, text=True).stdout.strip()
+    return out.stdout.strip() + ("+uncommitted" if dirty else "")
+
+
+def play_from_nothing(args, game: str, env: dict, out: Path, sid: str, milestones, read_slots) -> dict:
+    """One `vistawise play --task TARGET` from where the game left the player, with the milestone
+    poller beside it."""
+    session = out / "sessions" / sid
+    poller = MilestonePoller(game, read_slots, milestones, session)
+    poller.start()
+    t0 = time.time()
+    try:
+        p = subprocess.run(
+            [args.bin, "--game", game, "play", "--policy", args.policy, "--task", args.target,
+             "--max-steps", str(args.max_steps or 2000), "--max-minutes", str(args.max_minutes),
+             "--session-id", sid, "--set", f"session.dir={out / 'sessions'}", *args.play_args],
+            cwd=REPO, env=dict(env, DISPLAY=args.display), capture_output=True, text=True)
+    finally:
+        first = poller.stop()
+    last = (p.stdout + p.stderr).strip().splitlines()[-1:] or [""]
+    rec = {"target": args.target, "milestones": first, "success": args.target in first,
+           "agent_exit": p.returncode, "agent_end": last[0][:300], "seconds": round(time.time() - t0, 1),
+           "session": str(session.relative_to(out))}
+    if (session / "session.jsonl").exists():
+        rec["stage_ms_median"] = stage_medians(session)
+        rec["steps"] = sum(1 for line in open(session / "session.jsonl") if '"kind":"step"' in line)
+    return rec
+
+
+def nothing_runs(args, out: Path) -> int:
+    """`--start nothing`: one play of `--target` per world seed, from the game's spawn with an
+    empty bag, nothing set after the start (see the module's doc)."""
+    names = [n for n, _ in MILESTONES[args.game]]
+    if args.target not in names:
+        print(f"closed_loop_runs: --target {args.target}: not a milestone of {args.game} "
+              f"({', '.join(names)})", file=sys.stderr)
+        return 2
+    milestones = MILESTONES[args.game][:names.index(args.target) + 1]
+    batch = {"game": args.game, "start": "nothing", "target": args.target, "policy": args.policy,
+             "commit": git_commit(), "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+             "worlds": list(range(args.first_world, args.first_world + args.runs)),
+             "window": f"{args.window[0]}x{args.window[1]}" if args.window else "default",
+             "max_minutes": args.max_minutes, "play_args": args.play_args}
+    runs = []
+    for world in batch["worlds"]:
+        sid = f"{args.target}-world{world}"
+        run = {"world": world}
+        t_start = None
+        if args.game == "minecraft-web":
+            game = McwebGame(out / f"mcweb-{world}", args.display, world, args.window, spawn=f"random:{world}")
+            run["spawn"] = f"random:{world} (flying-squid's rule, seeded)"
+            try:
+                game.start_bare()
+                t_start = time.time()
+                run["start_pose"] = {k: v for k, v in (json.loads((game.dir / "state.json").read_text())
+                                                       .get("players") or [{}])[0].items()
+                                     if k in ("pos", "yaw", "pitch")}
+                run.update(play_from_nothing(args, "minecraft-web", game.env, out, sid, milestones, game.inventory))
+            except (RuntimeError, OSError) as e:
+                print(f"world {world}: the game failed ({e}); read {game.dir}/server.log", flush=True)
+                run["error"] = str(e)
+            finally:
+                game.stop()
+            run["commands"] = game.commands
+        else:
+            game_dir = out / f"game-{world}"
+            env = dict(os.environ, GAME_DIR=str(game_dir), GAME_DISPLAY=args.display, **window_env(args.window))
+            run["spawn"] = "the map generator's (no static_spawnpoint)"
+            probe = Probe(game_dir / "world" / "agent_probe")
+            try:
+                gameenv("start", str(world), env=env)
+                t_start = time.time()
+                state = probe.state()
+                run["start_pose"] = {"pos": state.get("pos"), "yaw": state.get("yaw")}
+
+                def read_main():
+                    try:
+                        return probe.state().get("main") or []
+                    except (OSError, json.JSONDecodeError):
+                        return []
+                run.update(play_from_nothing(args, "minetest", env, out, sid, milestones, read_main))
+            except (RuntimeError, OSError) as e:
+                print(f"world {world}: the game failed ({e})", flush=True)
+                run["error"] = str(e)
+            finally:
+                gameenv("stop", env=env)
+            run["commands"] = [{"n": i, **c} for i, c in enumerate(probe.sent)]
+        run["commands_after_start"] = [c for c in run["commands"]
+                                       if t_start is not None and c.get("t", 0) >= t_start]
+        runs.append(run)
+        got = ", ".join(f"{m} @{v['step']}" for m, v in run.get("milestones", {}).items())
+        print(f"world {world}: {'ok' if run.get('success') else 'FAILED'} ({run.get('steps', '?')} steps, "
+              f"{run.get('seconds', '?')} s; {got or 'nothing'})", flush=True)
+        (out / "runs.json").write_text(json.dumps({"batch": batch, "runs": runs}, indent=2))
+    print_table([{"batch": batch, "runs": runs}])
+    print(f"details: {out / 'runs.json'}")
+    return 0
+
+
+def fmt_minutes(seconds: float) -> str:
+    return f"{seconds / 60:.1f}"
+
+
+def print_table(batches: list[dict]) -> None:
+    """The milestone table of from-nothing batches: per milestone and batch, how many runs held
+    it, and the median and worst minutes and steps to it (over the runs that held it)."""
+    print("| game | milestone | held | median min | worst min | median steps | worst steps |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for b in batches:
+        batch, runs = b["batch"], b["runs"]
+        names = [n for n, _ in MILESTONES[batch["game"]]]
+        for name in names[:names.index(batch["target"]) + 1]:
+            got = [r["milestones"][name] for r in runs if name in r.get("milestones", {})]
+            if got:
+                secs, steps = [g["seconds"] for g in got], [g["step"] for g in got]
+                row = (f"{fmt_minutes(statistics.median(secs))} | {fmt_minutes(max(secs))} | "
+                       f"{statistics.median(steps):g} | {max(steps)}")
+            else:
+                row = "- | - | - | -"
+            print(f"| {batch['game']} | {name} | {len(got)}/{len(runs)} | {row} |")
+    for b in batches:
+        batch = b["batch"]
+        print(f"{batch['game']}: worlds {batch['worlds'][0]}-{batch['worlds'][-1]}, target {batch['target']}, "
+              f"policy {batch['policy']}, window {batch['window']}, commit {batch['commit']}, {batch['date']}")
+
+
 STAGES = ["capture", "detect", "graph", "prompt", "policy", "act"]
 
 
@@ -292,6 +530,8 @@ class Probe:
     def __init__(self, folder: Path):
         self.dir = folder
         self.n = 0
+        # Every command sent, in order: a run's record proves what was set.
+        self.sent: list[dict] = []
 
     def state(self) -> dict:
         return json.loads((self.dir / "state.json").read_text())
@@ -299,6 +539,7 @@ class Probe:
     def send(self, cmd: dict, timeout: float = 75.0) -> dict:
         self.n += 1
         cmd = dict(cmd, id=f"runs-{os.getpid()}-{self.n}")
+        self.sent.append({"t": round(time.time(), 1), **cmd})
         events = self.dir / "events.jsonl"
         start = events.stat().st_size if events.exists() else 0
         with open(self.dir / "cmd.jsonl", "a") as f:
@@ -405,8 +646,24 @@ def main() -> int:
     ap.add_argument("--keep", action="append", default=[], metavar="TASK:ITEM:N",
                     help="before TASK, set ITEM in the inventory to one stack of N (e.g. stone_pickaxe:default:cobble:2: "
                          "too few for the recipe; checks the stack count reading); repeatable")
+    ap.add_argument("--start", default="staged", choices=["staged", "nothing"],
+                    help="staged: the scenes above (a trunk in front, pits, bags set); nothing: the game's "
+                         "spawn in a new world per run, an empty bag, nothing set after the start")
+    ap.add_argument("--first-world", type=int, default=1001,
+                    help="--start nothing: world seeds first..first+runs-1")
+    ap.add_argument("--target", default="stone_pickaxe", help="--start nothing: the task played")
+    ap.add_argument("--max-minutes", type=int, default=20, help="--start nothing: each run's time limit")
+    ap.add_argument("--table", nargs="+", type=Path, metavar="RUNS.json",
+                    help="print the milestone table of from-nothing runs.json files and exit")
     ap.add_argument("play_args", nargs="*", help="extra arguments for every `vistawise play` (after --)")
     args = ap.parse_args()
+    if args.table:
+        try:
+            print_table([json.loads(p.read_text()) for p in args.table])
+        except (OSError, json.JSONDecodeError, KeyError) as e:
+            print(f"closed_loop_runs: cannot read the runs: {e}", file=sys.stderr)
+            return 2
+        return 0
     keep = {}
     for k in args.keep:
         task, _, rest = k.partition(":")
@@ -419,6 +676,8 @@ def main() -> int:
         return 2
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
+    if args.start == "nothing":
+        return nothing_runs(args, out)
     if args.game == "minecraft-web":
         return mcweb_runs(args, out)
     if args.world is None:

@@ -203,6 +203,8 @@ fn case_perception(c: &RawCase) -> Perception {
         hidden_by_gui: 0,
         marked_screens: Vec::new(),
         gui_scale: None,
+        view_digest: String::new(),
+        reach_w: 0.0,
     }
 }
 

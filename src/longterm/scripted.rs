@@ -69,6 +69,8 @@ pub fn perception(step: &ScriptedStep) -> Perception {
         hidden_by_gui: 0,
         marked_screens: Vec::new(),
         gui_scale: None,
+        view_digest: String::new(),
+        reach_w: 0.0,
     }
 }
 

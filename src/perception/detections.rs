@@ -100,6 +100,18 @@ pub struct Perception {
     /// before it was read (the profile's rule then).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gui_scale: Option<GuiScaleReading>,
+    /// The frame's view digest (`view_digest`): whether a walk moved the player. Empty in
+    /// sessions recorded before it.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub view_digest: String,
+    /// The in-reach width threshold in this frame's pixels (`detector.k_w` scaled to its
+    /// height): how far a thing of one block is can be told from its box (0: unknown).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reach_w: f32,
+}
+
+fn is_zero(v: &f32) -> bool {
+    *v == 0.0
 }
 
 /// The GUI scale a frame is drawn at (window pixels per GUI pixel) and how it was found.
@@ -141,6 +153,7 @@ pub fn split(detections: &[Detection], class_names: &[String], ctx: &SplitContex
     let mut out = Perception {
         frame_w: ctx.frame_w,
         frame_h: ctx.frame_h,
+        reach_w: k_w,
         ..Perception::default()
     };
     for d in detections {

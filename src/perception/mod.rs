@@ -10,6 +10,7 @@ pub mod overlay;
 pub mod runtime;
 pub mod settings;
 pub mod stack_count;
+pub mod view_digest;
 
 pub use decode::DetectOptions;
 pub use detections::{

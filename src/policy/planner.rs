@@ -53,6 +53,7 @@ pub struct GatherRule {
 /// The skills a walk toward a thing calls (`walk`): a plain walk, and a jump when stuck.
 const WALK: &str = "move_forward";
 const JUMP: &str = "jump_forward";
+const TURN_BY: &str = "turn_by";
 /// How much of its width the box of a target walked toward may move or grow between two walks
 /// and still count as not closer (a walk of 0.5 s toward a trunk in sight grows its box by a
 /// third or more).
@@ -60,6 +61,10 @@ const STUCK_JITTER: f32 = 0.15;
 
 fn default_approach_seconds() -> f64 {
     1.0
+}
+
+fn default_approach_max_seconds() -> f64 {
+    3.0
 }
 
 fn half() -> f32 {
@@ -108,6 +113,37 @@ pub struct ScreenRule {
     pub taken_back: bool,
 }
 
+/// `[planner.scout]`: walking far to find what no look around shows (a spawn in a valley, a
+/// desert, a plain with the nearest tree 40 blocks off).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScoutConfig {
+    /// One walk, e.g. `["jump_forward", 2.0]` (a jump first: the client has no auto-jump).
+    pub leg: CallTemplate,
+    /// Walks in one heading between two looks around.
+    pub legs: u32,
+    /// A walk whose view changed less than this (the mean absolute difference of the two
+    /// frames' view digests, luma 0-255) ran into something: turn aside before the next.
+    pub blocked_change: f32,
+    /// The turn aside (degrees, `turn_by`), to the right and the left in turn.
+    pub turn_deg: f64,
+    /// A call that levels the view (`["look_level"]`), made before walking on when the view was
+    /// turned since the last look around: an aim at a far trunk high on a hill, lost again,
+    /// left the client walking on looking at the sky. Left out: none.
+    #[serde(default)]
+    pub level: Option<CallTemplate>,
+    /// A detector class the player must not walk into (`water`): a box of it at least this
+    /// share of the frame wide, its centre below the crosshair, is ahead: turn aside first.
+    #[serde(default)]
+    pub avoid: Option<String>,
+    #[serde(default = "default_avoid_width")]
+    pub avoid_width: f32,
+}
+
+fn default_avoid_width() -> f32 {
+    0.25
+}
+
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PlannerConfig {
@@ -116,6 +152,20 @@ pub struct PlannerConfig {
     /// How long one walk toward an aimed-at thing lasts, in seconds (`move_forward`).
     #[serde(default = "default_approach_seconds")]
     pub approach_seconds: f64,
+    /// Seconds more per reach of distance beyond the first, for a thing far off: a trunk
+    /// one block wide whose box is `n` times narrower than the in-reach width is about `n`
+    /// reaches away, and is walked to `approach_seconds + far_seconds * (n - 1)` at a time (at
+    /// most `approach_max_seconds`). The client walked 20 blocks to a far trunk in half-second
+    /// steps, 30 of them. Left out: every walk is `approach_seconds`.
+    #[serde(default)]
+    pub far_seconds: Option<f64>,
+    #[serde(default = "default_approach_max_seconds")]
+    pub approach_max_seconds: f64,
+    /// Walk to things with a jump first (`jump_forward`) rather than a plain walk: on terraced
+    /// ground a plain walk stops at every one-block step and costs a step to notice. Left out:
+    /// a plain walk, a jump only when a walk did not bring the thing closer.
+    #[serde(default)]
+    pub approach_jumping: bool,
     /// When the thing aimed at the step before is out of sight, jump-walk this many seconds
     /// toward where it was instead of exploring anew (far trunks come and go from frame to
     /// frame: the Minecraft client's loop aimed at one, lost it, and looked all around again
@@ -137,6 +187,12 @@ pub struct PlannerConfig {
     /// `turn` calls' first argument negated). Left out: no detour.
     #[serde(default)]
     pub detour: Vec<CallTemplate>,
+    /// How to search far for what is not in view (`[planner.scout]`): after a look around
+    /// (`explore`) with nothing found, walk on in one heading for `legs` walks before looking
+    /// around again, turning aside where a walk did not change the view (a wall) or water lies
+    /// ahead. Left out: look around and `explore`'s own walk, detours between.
+    #[serde(default)]
+    pub scout: Option<ScoutConfig>,
     #[serde(default)]
     pub gather: BTreeMap<String, GatherRule>,
     #[serde(default)]
@@ -222,6 +278,23 @@ impl PlannerConfig {
         }
         for t in &self.detour {
             c.template(t, "detour")?;
+        }
+        if let Some(scout) = &self.scout {
+            c.template(&scout.leg, "scout.leg")?;
+            if let Some(level) = &scout.level {
+                c.template(level, "scout.level")?;
+            }
+            c.call(
+                TURN_BY,
+                &[ArgToken::Number(scout.turn_deg)],
+                "scout.turn_deg",
+            )?;
+            if scout.legs == 0 || scout.blocked_change.is_nan() || scout.blocked_change < 0.0 {
+                return Err("scout: legs must be at least 1 and blocked_change at least 0".into());
+            }
+            if !(0.0..=1.0).contains(&scout.avoid_width) {
+                return Err("scout.avoid_width must be a share of the frame, 0-1".into());
+            }
         }
         for (field, walk) in [
             ("lost_target_walk", self.lost_target_walk),
@@ -502,6 +575,13 @@ pub struct Planner {
     /// Looks around queued since the last gather call (`detour`), and detours taken.
     explores_since_gather: u32,
     detours: u32,
+    /// The scout's walks left in this heading before the next look around, the view digest
+    /// before the last of them, and the turns aside taken (their side alternates).
+    scout_legs_left: u32,
+    scout_from: Option<String>,
+    scout_turns: u32,
+    /// The view was turned (an aim) since the scout last looked around or levelled it.
+    scout_unlevel: bool,
     /// The reason given to the open calls of a screen queued last, and how many they were: once
     /// some have run, only they are pending and a screen is in view, the rest are dropped (the
     /// web client's placing click opened the table it placed, and the `use_block` after it
@@ -674,6 +754,12 @@ fn nearest_entity(approach: &str, view: &View) -> Option<EnvironmentEntity> {
 }
 
 /// Whether `e`'s box is centred where the box `before` (x, y, w) was, within its jitter.
+/// How much the view changed between two frames' digests (see `perception::view_digest`);
+/// `None` when either is missing (a session recorded before digests).
+fn view_change(before: &str, after: &str) -> Option<f32> {
+    crate::perception::view_digest::change(before, after)
+}
+
 fn where_it_was(before: (f32, f32, f32), e: &EnvironmentEntity) -> bool {
     let near = box_jitter(before.2);
     (before.0 - e.x).abs() < near && (before.1 - e.y).abs() < near
@@ -752,6 +838,10 @@ impl Planner {
             empty_hotbar_keys: BTreeSet::new(),
             explores_since_gather: 0,
             detours: 0,
+            scout_legs_left: 0,
+            scout_from: None,
+            scout_turns: 0,
+            scout_unlevel: false,
             opening: None,
         }
     }
@@ -781,6 +871,9 @@ impl Planner {
             self.refuted_on_hud.clear();
             self.empty_hotbar_keys.clear();
             self.explores_since_gather = 0;
+            // The next search starts with a look around where the player is then.
+            self.scout_legs_left = 0;
+            self.scout_from = None;
         }
         step
     }
@@ -1277,6 +1370,15 @@ impl Planner {
         }
         let rule = self.config.craft.get(name);
         let crafts = rule.map_or(1, |r| wanted.div_ceil(r.yields));
+        // What a craft makes beyond the wanted is there for the next consumer: one log makes
+        // four planks, and the table's four, the pickaxe's three and the sticks' two are three
+        // logs, not one log per consumer (a stone pickaxe from nothing went for a fourth tree).
+        if let Some(r) = rule {
+            let surplus = crafts.saturating_mul(r.yields).saturating_sub(wanted);
+            if let Some(left) = d.stock.get_mut(&item) {
+                *left = left.saturating_add(surplus);
+            }
+        }
         for need in self.requirements(item, view) {
             let need_name = view.kg.name(need);
             let consumed = rule.and_then(|r| {
@@ -1516,6 +1618,10 @@ impl Planner {
             );
             return;
         }
+        if let Some(scout) = self.config.scout.clone() {
+            self.scout(&scout, approach, view);
+            return;
+        }
         if self.explores_since_gather >= EXPLORES_BEFORE_DETOUR && !self.config.detour.is_empty() {
             // Not an exploration: the thing in view must not cut it short.
             self.explores_since_gather = 0;
@@ -1528,6 +1634,79 @@ impl Planner {
         let explore = self.config.explore.clone();
         self.queue(&explore, &format!("no {approach} in view: look around"));
         self.exploring_for = view.kg.node(approach);
+    }
+
+    /// Nothing to approach in view, with `[planner.scout]`: look around once, then walk on in
+    /// the heading the look around came back to (a full circle ends where it began), a walk a
+    /// step, turning aside first where the last walk left the view as it was (a wall, a cliff
+    /// face) or what must be avoided (water) lies ahead. Whatever comes into view ends it.
+    fn scout(&mut self, scout: &ScoutConfig, approach: &str, view: &View) {
+        self.exploring_for = view.kg.node(approach);
+        let digest = view.perception.view_digest.clone();
+        if self.scout_legs_left == 0 {
+            let explore = self.config.explore.clone();
+            self.queue(&explore, &format!("no {approach} in view: look around"));
+            self.scout_legs_left = scout.legs;
+            self.scout_from = None;
+            self.scout_unlevel = false;
+            return;
+        }
+        if std::mem::take(&mut self.scout_unlevel)
+            && let Some(level) = &scout.level
+        {
+            self.queue(
+                std::slice::from_ref(level),
+                "the view was turned to aim: level it before walking on",
+            );
+            self.scout_from = None;
+        }
+        let blocked = self
+            .scout_from
+            .take()
+            .and_then(|before| view_change(&before, &digest))
+            .is_some_and(|change| change < scout.blocked_change);
+        let ahead = scout.avoid.as_deref().and_then(|class| {
+            let (cx, cy) = view.crosshair();
+            let min_w = scout.avoid_width * view.perception.frame_w as f32;
+            view.perception
+                .entities
+                .iter()
+                .find(|e| {
+                    e.class == class && e.y > cy && e.w >= min_w && (e.x - cx).abs() < e.w / 2.0
+                })
+                .map(|e| e.class.clone())
+        });
+        if blocked || ahead.is_some() {
+            let side = if self.scout_turns.is_multiple_of(2) {
+                1.0
+            } else {
+                -1.0
+            };
+            self.scout_turns += 1;
+            let why = match &ahead {
+                Some(class) => format!("{class} ahead: turn aside"),
+                None => "the last walk did not change the view (something in the way): turn aside"
+                    .into(),
+            };
+            self.pending.push_back((
+                vec![
+                    ArgToken::Token(TURN_BY.into()),
+                    ArgToken::Number(side * scout.turn_deg),
+                ],
+                why,
+            ));
+        }
+        let left = self.scout_legs_left;
+        self.scout_legs_left -= 1;
+        self.scout_from = Some(digest);
+        self.queue(
+            std::slice::from_ref(&scout.leg),
+            &format!(
+                "no {approach} in view: walk on ({} of {} walks before looking around again)",
+                scout.legs - left + 1,
+                scout.legs
+            ),
+        );
     }
 
     /// The thing to approach is in view: aim at it, walk closer, or mine it.
@@ -1569,6 +1748,7 @@ impl Planner {
             self.gather_streak = 0;
             self.last_turn = Some((dx, dy));
             self.turn_before_last = prev;
+            self.scout_unlevel = true;
             self.pending.push_back((
                 vec![
                     ArgToken::Token("turn".into()),
@@ -1578,7 +1758,7 @@ impl Planner {
                 format!("{approach} at ({dx:+}, {dy:+}) from the crosshair: aim at it"),
             ));
         } else if !e.in_reach || self.gather_streak % 2 == 1 {
-            self.walk_closer(goal, e);
+            self.walk_closer(goal, e, view);
         } else {
             self.mine(goal, e, call, view);
         }
@@ -1586,7 +1766,8 @@ impl Planner {
 
     /// Aimed at the thing, but out of reach (or mined without its item coming): walk closer;
     /// jump when the last walk did not bring it closer, go round after too many walks.
-    fn walk_closer(&mut self, goal: &GatherGoal, e: &EnvironmentEntity) {
+    fn walk_closer(&mut self, goal: &GatherGoal, e: &EnvironmentEntity, view: &View) {
+        let seconds = self.approach_walk_seconds(goal, e, view);
         let GatherGoal { name, approach, .. } = *goal;
         let why = if e.in_reach {
             format!("still no {name} after mining the {approach}: walk closer")
@@ -1622,11 +1803,31 @@ impl Planner {
         if stuck {
             self.walk(
                 JUMP,
-                goal.walk_seconds,
+                seconds,
                 format!("the {approach} did not come closer: jump forward onto the block"),
             );
         } else {
-            self.walk(WALK, goal.walk_seconds, why);
+            let skill = if self.config.approach_jumping {
+                JUMP
+            } else {
+                WALK
+            };
+            self.walk(skill, seconds, why);
+        }
+    }
+
+    /// One walk toward `e`: `walk_seconds`, longer for a thing far off (`far_seconds`), rounded
+    /// to a tenth.
+    fn approach_walk_seconds(&self, goal: &GatherGoal, e: &EnvironmentEntity, view: &View) -> f64 {
+        let base = goal.walk_seconds;
+        let reach = view.perception.reach_w;
+        match self.config.far_seconds {
+            Some(far) if reach > 0.0 && e.w > 0.0 && !e.in_reach => {
+                let reaches = f64::from(reach / e.w);
+                let seconds = base + far * (reaches - 1.0).max(0.0);
+                (seconds.min(self.config.approach_max_seconds.max(base)) * 10.0).round() / 10.0
+            }
+            _ => base,
         }
     }
 
@@ -1698,7 +1899,8 @@ impl Planner {
             .detour
             .iter()
             .map(|call| {
-                let turn = matches!(call.first(), Some(ArgToken::Token(t)) if t == "turn");
+                let turn =
+                    matches!(call.first(), Some(ArgToken::Token(t)) if t == "turn" || t == TURN_BY);
                 call.iter()
                     .enumerate()
                     .map(|(i, t)| match t {

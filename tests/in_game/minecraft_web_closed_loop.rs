@@ -413,3 +413,32 @@ fn play_through_a_resize(game: &McwebGame, attempt: u64) -> Result<(), String> {
         session.display()
     ))
 }
+
+/// From nothing, as a user starts: a world seed the chain was never tuned on (not 20241024), the
+/// spawn drawn by flying-squid's own rule from the seed (`MC_SPAWN=random:SEED`), an empty bag and
+/// no scene command at all: the agent finds a tree from wherever it stands and gets a log, judged
+/// by the server. Two worlds are tried (a run has a success rate: docs/minecraft-web.md "From
+/// nothing").
+#[test]
+fn a_log_from_the_games_own_spawn_in_an_unseen_world() {
+    let _game = support::one_game();
+    let mut failures = Vec::new();
+    for world in [4101u64, 4102] {
+        let spawn = format!("random:{world}");
+        let game = McwebGame::start_with(world, &[("MC_SPAWN", spawn.as_str())]);
+        let (ok, session, log) = play(&game, "log", 150, world);
+        let player = game.server().player().expect("the server's state");
+        let held = player.count("_log");
+        if ok && held >= 1 {
+            return;
+        }
+        failures.push(format!(
+            "world {world}: *_log x{held} in the server's inventory, agent ok={ok}\nsession {}\n{log}",
+            session.display()
+        ));
+    }
+    panic!(
+        "no log from nothing in two worlds:\n{}",
+        failures.join("\n---\n")
+    );
+}

@@ -86,10 +86,38 @@ const serv = mcServer.createMCServer({
 
 // Fixed spawn (flying-squid picks a random x,z in 0..30 otherwise): MC_SPAWN="x,z" (y = first air above ground),
 // MC_SPAWN_LOOK="yaw,pitch" sent once after joining. Default: 4 blocks south of an oak tree (trunk x=28,z=22)
-// for the default seed, facing it. MC_SPAWN=random restores flying-squid's behaviour.
+// for the default seed, facing it. MC_SPAWN=random restores flying-squid's behaviour; MC_SPAWN=random:N draws
+// the spawn as flying-squid does (x,z in 0..30, stepped east out of water, on the ground) from seed N instead of
+// Math.random, so that a run can be repeated.
 const SPAWN = env('MC_SPAWN', '28,26')
 const SPAWN_LOOK = env('MC_SPAWN_LOOK', '180,10').split(',').map(Number)
-if (SPAWN !== 'random') {
+if (SPAWN.startsWith('random:')) {
+  const n = Number(SPAWN.slice('random:'.length))
+  if (!Number.isInteger(n)) throw new Error(`MC_SPAWN=${SPAWN}: expected random:<integer seed>`)
+  // mulberry32: a small seeded generator, enough to draw two numbers.
+  let a = n >>> 0
+  const next = () => {
+    a = (a + 0x6D2B79F5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+  const sx = Math.floor(next() * 30)
+  const sz = Math.floor(next() * 30)
+  const blocks = req('minecraft-data')(VERSION).blocksByName
+  const waterIds = new Set(['water', 'flowing_water'].map(b => blocks[b]?.id).filter(x => x !== undefined))
+  let spawn = null
+  serv.getSpawnPoint = async (world) => {
+    if (spawn) return spawn
+    let p = new Vec3(sx, 81, sz)
+    while ((await world.getBlockStateId(p)) === 0 && p.y > 0) p = p.offset(0, -1, 0)
+    for (let i = 0; i < 600 && waterIds.has(await world.getBlockType(p)); i++) p = p.offset(1, 0, 0)
+    while ((await world.getBlockStateId(p)) !== 0) p = p.offset(0, 1, 0)
+    spawn = new Vec3(p.x + 0.5, p.y, p.z + 0.5)
+    return spawn
+  }
+} else if (SPAWN !== 'random') {
   const [sx, sz] = SPAWN.split(',').map(Number)
   let spawn = null
   serv.getSpawnPoint = async (world) => {
@@ -128,7 +156,7 @@ serv.on('newPlayer', (player) => {
   const onLook = ({ yaw, pitch }) => { if (typeof yaw === 'number') { x.yaw = yaw; x.pitch = pitch } }
   player._client.on('look', onLook)
   player._client.on('position_look', onLook)
-  if (SPAWN !== 'random' && SPAWN_LOOK.length === 2 && SPAWN_LOOK.every(Number.isFinite)) {
+  if (!SPAWN.startsWith('random') && SPAWN_LOOK.length === 2 && SPAWN_LOOK.every(Number.isFinite)) {
     player.once('spawned', () => setTimeout(() => {
       if (player.position) teleport(player, player.position.x, player.position.y, player.position.z, SPAWN_LOOK[0], SPAWN_LOOK[1]).catch(() => {})
     }, 1000))
