@@ -241,6 +241,19 @@ fn detect_json_names_the_input_each_frame_got() {
 }
 
 #[test]
+fn gui_input_px_shrinks_frames_whose_gui_is_drawn_larger_than_the_detector_learnt() {
+    // The frames show no hotbar: the vanilla rule's scale. 640x480 is drawn at 2, so 0.5 input
+    // px per GUI px caps the input at 640 * 0.5 / 2 = 160; 500x333 at 1: 250, rounded up to
+    // 256; the portrait and the 640x360 frame at 1: 320, the model's own size.
+    let (code, got, err) = detect_inputs(
+        "tests/fixtures/detector/tiny-dyn.onnx",
+        &["--set", "detector.gui_input_px=0.5"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(got, [[160, 128], [256, 192], [192, 320], [320, 192]]);
+}
+
+#[test]
 fn detector_input_size_caps_a_dynamic_model_and_a_fixed_one_refuses_it() {
     let set = |size: &str| format!("detector.input_size={size}");
     // 640x480 -> 160x120 -> 160x128; 500x333 -> 160x107 -> 160x128; 360x640 -> 90x160 ->
@@ -270,5 +283,24 @@ fn detector_input_size_caps_a_dynamic_model_and_a_fixed_one_refuses_it() {
     assert!(
         err.contains("detector.input_size") && err.contains("multiple of 32"),
         "{err}"
+    );
+}
+
+#[test]
+fn the_planner_says_what_a_target_needs_from_the_world_from_nothing() {
+    // From an empty bag: a stone pickaxe is 3 logs (the table's 4 planks, the wooden pickaxe's
+    // 3, 2 for the sticks of both pickaxes: 9 of 12) and 3 cobblestone.
+    let (code, out, err) = run(binary().current_dir(support::repo()).args([
+        "--game",
+        "minecraft-web",
+        "policy",
+        "plan",
+        "--task",
+        "stone_pickaxe",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("Stone Pickaxe needs from the world in all: Log x3, Cobblestone x3"),
+        "{out}"
     );
 }

@@ -187,15 +187,22 @@ fn plan_cmd(ctx: &AppContext, args: &StepArgs) -> Result<ExitCode> {
     let mut planner = parts.planner()?;
     let graph = pipeline::graph_view(&parts, &perception);
     let layout = pipeline::layout(&parts, &perception);
-    let step = planner.next(
-        parts.target,
-        &View {
-            kg: &parts.kg,
-            visual: &graph.visual,
-            perception: &perception,
-            layout: &layout,
-        },
-    );
+    let view = View {
+        kg: &parts.kg,
+        visual: &graph.visual,
+        perception: &perception,
+        layout: &layout,
+    };
+    let needs = planner.needs_from_world(parts.target, &view);
+    if !needs.is_empty() {
+        let list: Vec<String> = needs.iter().map(|(n, k)| format!("{n} x{k}")).collect();
+        println!(
+            "# {} needs from the world in all: {}",
+            parts.task.target,
+            list.join(", ")
+        );
+    }
+    let step = planner.next(parts.target, &view);
     match step {
         PlanStep::Act(call, why) => println!("{call}    # {why}"),
         PlanStep::Done => println!("done: {} is in the inventory", parts.task.target),

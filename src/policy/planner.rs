@@ -187,6 +187,13 @@ pub struct PlannerConfig {
     /// `turn` calls' first argument negated). Left out: no detour.
     #[serde(default)]
     pub detour: Vec<CallTemplate>,
+    /// Calls that get the player up a wall two blocks high in front of it (on the client: cut
+    /// the upper block at eye level, which leaves a step, then jump-walk up it). Made when the scout's walk ran
+    /// into something (before turning aside) and when walks to a drop did not bring it (a log
+    /// fell on a terrace above: a world from nothing lost both of its first logs so). Left out:
+    /// no climbing.
+    #[serde(default)]
+    pub climb: Vec<CallTemplate>,
     /// How to search far for what is not in view (`[planner.scout]`): after a look around
     /// (`explore`) with nothing found, walk on in one heading for `legs` walks before looking
     /// around again, turning aside where a walk did not change the view (a wall) or water lies
@@ -278,6 +285,9 @@ impl PlannerConfig {
         }
         for t in &self.detour {
             c.template(t, "detour")?;
+        }
+        for t in &self.climb {
+            c.template(t, "climb")?;
         }
         if let Some(scout) = &self.scout {
             c.template(&scout.leg, "scout.leg")?;
@@ -478,7 +488,7 @@ pub enum PlanStep {
     Stuck(String),
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 enum Goal {
     Craft(NodeIndex),
     Gather(NodeIndex),
@@ -582,6 +592,14 @@ pub struct Planner {
     scout_turns: u32,
     /// The view was turned (an aim) since the scout last looked around or levelled it.
     scout_unlevel: bool,
+    /// The scout climbed at its last blocked walk: blocked again, it turns aside.
+    scout_climbed: bool,
+    /// The item whose drop a climb went for: climbed once per mined thing.
+    climbed_for_drop: Option<NodeIndex>,
+    /// The last call walked toward an aimed-at thing: lost from view after it, the thing is
+    /// walked on to (`lost_target_walk`) with the view as the aim left it, not searched for
+    /// anew (a trunk high on a hill, levelled out of view, was left for a look around).
+    approaching: bool,
     /// The reason given to the open calls of a screen queued last, and how many they were: once
     /// some have run, only they are pending and a screen is in view, the rest are dropped (the
     /// web client's placing click opened the table it placed, and the `use_block` after it
@@ -842,6 +860,9 @@ impl Planner {
             scout_from: None,
             scout_turns: 0,
             scout_unlevel: false,
+            scout_climbed: false,
+            climbed_for_drop: None,
+            approaching: false,
             opening: None,
         }
     }
@@ -1085,6 +1106,7 @@ impl Planner {
         let goal = self
             .first_missing(target, view, &short, &mut visited)
             .unwrap_or(Goal::Unknown(target));
+        let goal = self.surface_first(goal, view, &short);
         let step = match goal {
             Goal::Craft(item) => self.craft(item, view),
             Goal::Gather(item) if self.look_in_bag_first(item, target, view) => Ok(()),
@@ -1097,6 +1119,44 @@ impl Planner {
         match step {
             Ok(()) => self.next_pending(view),
             Err(e) => PlanStep::Stuck(e),
+        }
+    }
+
+    /// A blind gather (digging down for cobblestone) leaves the player at the bottom of a
+    /// shaft: while the target still needs something gathered at the surface (a log, for a
+    /// crafting table lost on the way), that comes first. A stone pickaxe run from nothing whose
+    /// table did not come back dug down, then needed a log from the bottom of its shaft.
+    fn surface_first(&self, goal: Goal, view: &View, short: &BTreeMap<NodeIndex, u32>) -> Goal {
+        let Goal::Gather(item) = goal else {
+            return goal;
+        };
+        let blind = |n: NodeIndex| {
+            self.config
+                .gather
+                .get(view.kg.name(n))
+                .is_some_and(|r| r.approach.is_none())
+        };
+        if !blind(item) {
+            return goal;
+        }
+        let surface = short.iter().find(|(n, k)| {
+            **k > 0
+                && **n != item
+                && self
+                    .config
+                    .gather
+                    .get(view.kg.name(**n))
+                    .is_some_and(|r| r.approach.is_some())
+        });
+        match surface {
+            Some((&n, _)) => {
+                let mut visited = BTreeSet::new();
+                match self.first_missing(n, view, short, &mut visited) {
+                    Some(g @ Goal::Gather(_)) | Some(g @ Goal::Craft(_)) => g,
+                    _ => goal,
+                }
+            }
+            None => goal,
         }
     }
 
@@ -1329,6 +1389,17 @@ impl Planner {
         }
     }
 
+    /// What `target` needs from the world in all beyond what the bag in `view` holds (logs,
+    /// cobblestone, ores), by name: the whole chain's raw materials, each craft's surplus
+    /// serving the next consumer (see [`Self::to_gather`]).
+    pub fn needs_from_world(&self, target: NodeIndex, view: &View) -> Vec<(String, u32)> {
+        self.to_gather(target, view)
+            .into_iter()
+            .filter(|(_, n)| *n > 0)
+            .map(|(node, n)| (view.kg.name(node).to_string(), n))
+            .collect()
+    }
+
     /// How many more of each gathered item (logs, cobblestone) `target` needs than the bag
     /// holds, through the craft rules' `needs` and `yields`: what is in the bag is used first,
     /// stations and tools are needed once, an ingredient a rule gives no number for once per
@@ -1395,6 +1466,17 @@ impl Planner {
                 None if d.once.insert(need) => self.demand(need, 1, view, d, depth + 1),
                 None => {}
             }
+        }
+        // The station the craft's screen is opened on, which the graph may not link to the
+        // item (a furnace "outputs" iron ingots): its 8 cobblestone belong to the iron chain.
+        let station = rule
+            .and_then(|r| self.config.screens.get(&r.screen))
+            .and_then(|s| s.station.as_deref())
+            .and_then(|n| view.kg.node(n));
+        if let Some(station) = station
+            && d.once.insert(station)
+        {
+            self.demand(station, 1, view, d, depth + 1);
         }
     }
 
@@ -1583,6 +1665,7 @@ impl Planner {
         if came {
             self.fruitless_pickups = 0;
             self.mine_view = None;
+            self.climbed_for_drop = None;
             return false;
         }
         self.last_turn = None;
@@ -1594,6 +1677,20 @@ impl Planner {
         }
         let longer = 1 + (self.fruitless_pickups / 2).min(2);
         self.fruitless_pickups += 1;
+        // The second walk in vain: the drop lies up a wall the walks cannot climb.
+        if self.fruitless_pickups == 2
+            && !self.config.climb.is_empty()
+            && self.climbed_for_drop != Some(item)
+        {
+            self.climbed_for_drop = Some(item);
+            let climb = self.config.climb.clone();
+            self.queue(
+                &climb,
+                &format!(
+                    "walks to the {name} the {approach} dropped did not get it: climb toward it"
+                ),
+            );
+        }
         // With a jump first: the drop may lie a step up (a trunk on a terrace).
         self.walk(
             JUMP,
@@ -1610,7 +1707,11 @@ impl Planner {
     fn look_for(&mut self, approach: &str, view: &View) {
         self.gather_streak = 0;
         self.approach_walks = None;
-        if let (Some(seconds), Some(_)) = (self.config.lost_target_walk, self.last_turn.take()) {
+        let lost_on_the_way = std::mem::take(&mut self.approaching);
+        if let (Some(seconds), true) = (
+            self.config.lost_target_walk,
+            self.last_turn.take().is_some() || lost_on_the_way,
+        ) {
             self.walk(
                 JUMP,
                 seconds,
@@ -1676,7 +1777,18 @@ impl Planner {
                 })
                 .map(|e| e.class.clone())
         });
-        if blocked || ahead.is_some() {
+        let climb = self.config.climb.clone();
+        if !blocked {
+            self.scout_climbed = false;
+        }
+        if blocked && ahead.is_none() && !climb.is_empty() && !self.scout_climbed {
+            self.scout_climbed = true;
+            self.queue(
+                &climb,
+                "the last walk did not change the view (a wall?): climb it",
+            );
+        } else if blocked || ahead.is_some() {
+            self.scout_climbed = false;
             let side = if self.scout_turns.is_multiple_of(2) {
                 1.0
             } else {
@@ -1717,6 +1829,8 @@ impl Planner {
         call: Vec<ArgToken>,
         view: &View,
     ) {
+        // Walking toward it is decided anew each time it is in view (`walk_closer`).
+        self.approaching = false;
         let (cx, cy) = view.crosshair();
         let aim_y = e.y - e.h / 2.0 + e.h * goal.rule.aim_y.clamp(0.0, 1.0);
         let (dx, dy) = ((e.x - cx).round(), (aim_y - cy).round());
@@ -1792,6 +1906,8 @@ impl Planner {
             return;
         }
         self.approach_walks = Some(walks);
+        // Lost from view after this walk, it is walked on to (`look_for`).
+        self.approaching = !e.in_reach;
         // Not closer: the box stayed where it was and did not grow. The detector's boxes
         // of one trunk jitter by a quarter of their width from frame to frame (seed 187: a
         // stump 90-117 px wide, seven walks against a terrace wall without a jump).
