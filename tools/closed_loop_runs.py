@@ -501,10 +501,11 @@ def fmt_minutes(seconds: float) -> str:
 def print_table(batches: list[dict]) -> None:
     """The milestone table of from-nothing batches: per milestone and batch, how many runs held
     it, and the median and worst minutes and steps to it (over the runs that held it)."""
-    print("| game | milestone | held | median min | worst min | median steps | worst steps |")
+    print("| batch | milestone | held | median min | worst min | median steps | worst steps |")
     print("|---|---|---:|---:|---:|---:|---:|")
     for b in batches:
         batch, runs = b["batch"], b["runs"]
+        label = f"{batch['game']} {batch['worlds'][0]}-{batch['worlds'][-1]} ({batch['commit'][:7]})"
         names = [n for n, _ in MILESTONES[batch["game"]]]
         for name in names[:names.index(batch["target"]) + 1]:
             got = [r["milestones"][name] for r in runs if name in r.get("milestones", {})]
@@ -514,7 +515,7 @@ def print_table(batches: list[dict]) -> None:
                        f"{statistics.median(steps):g} | {max(steps)}")
             else:
                 row = "- | - | - | -"
-            print(f"| {batch['game']} | {name} | {len(got)}/{len(runs)} | {row} |")
+            print(f"| {label} | {name} | {len(got)}/{len(runs)} | {row} |")
     for b in batches:
         batch = b["batch"]
         print(f"{batch['game']}: worlds {batch['worlds'][0]}-{batch['worlds'][-1]}, target {batch['target']}, "

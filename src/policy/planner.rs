@@ -111,6 +111,13 @@ pub struct ScreenRule {
     /// the stone pickaxe needed a new one from the bottom of a shaft).
     #[serde(default)]
     pub taken_back: bool,
+    /// Calls that take the placed station back when its screen did not open (the web client:
+    /// break the block in front, as `close` does without closing a screen). Without them the
+    /// planner made another: a run from nothing placed its table, the screen never came (the
+    /// page refused the pointer lock), and its planks went into a second and a third table.
+    /// Left out: the station is placed again or made anew.
+    #[serde(default)]
+    pub retrieve: Vec<CallTemplate>,
 }
 
 /// `[planner.scout]`: walking far to find what no look around shows (a spawn in a valley, a
@@ -340,7 +347,17 @@ impl PlannerConfig {
                     "screen {name}: taken_back needs the station it takes back (station = \"...\")"
                 ));
             }
-            for t in screen.open.iter().chain(&screen.close) {
+            if !screen.retrieve.is_empty() && screen.station.is_none() {
+                return Err(format!(
+                    "screen {name}: retrieve needs the station it takes back (station = \"...\")"
+                ));
+            }
+            for t in screen
+                .open
+                .iter()
+                .chain(&screen.close)
+                .chain(&screen.retrieve)
+            {
                 c.template(t, &format!("screen {name}"))?;
             }
         }
@@ -1071,7 +1088,14 @@ impl Planner {
             if let Some(node) = view.kg.node(station) {
                 self.bag_tools.remove(&node);
             }
-            self.screen = None;
+            let rule = self.screen.take().and_then(|s| self.config.screens.get(&s));
+            if let Some(rule) = rule.filter(|r| !r.retrieve.is_empty()).cloned() {
+                self.queue(
+                    &rule.retrieve,
+                    &format!("the {station}'s screen did not open: take the {station} back"),
+                );
+                self.taking_back = rule.station.clone();
+            }
         }
         if in_view.is_some() {
             self.gathered_unseen.clear();
@@ -1101,6 +1125,9 @@ impl Planner {
             return self.next_pending(view);
         }
         self.settle_screen(view);
+        if !self.pending.is_empty() {
+            return self.next_pending(view);
+        }
         let mut visited = BTreeSet::new();
         let short = self.to_gather(target, view);
         let goal = self
