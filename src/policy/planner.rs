@@ -1804,12 +1804,12 @@ impl Planner {
                 })
                 .map(|e| e.class.clone())
         });
-        let climb = self.config.climb.clone();
         if !blocked {
             self.scout_climbed = false;
         }
-        if blocked && ahead.is_none() && !climb.is_empty() && !self.scout_climbed {
+        if blocked && ahead.is_none() && !self.config.climb.is_empty() && !self.scout_climbed {
             self.scout_climbed = true;
+            let climb = self.config.climb.clone();
             self.queue(
                 &climb,
                 "the last walk did not change the view (a wall?): climb it",
