@@ -1973,3 +1973,94 @@ fn a_table_lost_before_digging_down_is_made_good_at_the_surface_first() {
         "{skills:?}"
     );
 }
+
+#[test]
+fn what_the_open_bag_showed_is_planned_from_after_it_closes() {
+    // A stone pickaxe from nothing on Minetest: the wooden pickaxe made, two sticks left in the
+    // bag's main rows, the HUD showing only the pickaxe. With the bag open the planner went for
+    // cobblestone; shut, it saw no sticks and looked in the bag again, for 670 steps.
+    let hud = vec![minetest_slot("wooden_pickaxe_icon", 0, None)];
+    let mut open = hud.clone();
+    open.extend([
+        minetest_inv("wooden_pickaxe_icon", (305.0, 274.0), None),
+        minetest_inv("stick_icon", (375.0, 311.0), Some(2)),
+    ]);
+    let mut w = world_of("minetest", (854, 480));
+    assert_eq!(
+        act(w.step("Stone Pickaxe", vec![], hud.clone())).skill,
+        "open_inventory"
+    );
+    match w.step("Stone Pickaxe", vec![], open.clone()) {
+        PlanStep::Act(c, why) => {
+            assert_eq!(c.skill, "close_screen");
+            assert!(why.contains("Cobblestone"), "{why}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        act(w.step("Stone Pickaxe", vec![], hud.clone())).skill,
+        "dig_vertical_mine_tunnels"
+    );
+    // The dig brought three cobblestones to the HUD: open the bag to craft, the sticks still
+    // believed in it.
+    let mut dug = hud.clone();
+    dug.push(minetest_slot("cobble_icon", 1, Some(3)));
+    match w.step("Stone Pickaxe", vec![], dug.clone()) {
+        PlanStep::Act(c, why) => {
+            assert_eq!(c.skill, "open_inventory");
+            assert!(why.contains("craft Stone Pickaxe"), "{why}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // The bag seen again without the sticks (used since): a fresh look replaces the memory.
+    let mut w = world_of("minetest", (854, 480));
+    w.step("Stone Pickaxe", vec![], hud.clone());
+    w.step("Stone Pickaxe", vec![], open);
+    let mut no_sticks = hud.clone();
+    no_sticks.push(minetest_inv("wooden_pickaxe_icon", (305.0, 274.0), None));
+    w.step("Stone Pickaxe", vec![], no_sticks);
+    let next: Vec<String> = (0..2)
+        .map(|_| act(w.step("Stone Pickaxe", vec![], hud.clone())).skill)
+        .collect();
+    assert!(
+        !next.iter().any(|s| s == "dig_vertical_mine_tunnels"),
+        "{next:?}"
+    );
+}
+
+#[test]
+fn an_ingredient_whose_craft_never_comes_is_not_that_ingredient() {
+    // Minetest world 2001 from nothing: dirt and sand in the bag read as planks, and
+    // craft_stick ran 200 times with nothing coming. Two crafts from a slot that made nothing
+    // refute its icon; with no planks left, the planner goes for a tree.
+    let misread = vec![
+        minetest_inv("wood_icon", (305.0, 274.0), Some(1)),
+        minetest_inv("wood_icon", (340.0, 274.0), Some(2)),
+    ];
+    let mut w = world_of("minetest", (854, 480));
+    let mut skills = Vec::new();
+    for _ in 0..8 {
+        let c = act(w.step("Wooden Pickaxe", vec![], misread.clone()));
+        let done = c.skill != "craft_stick";
+        skills.push(c.skill);
+        if done {
+            break;
+        }
+    }
+    assert!(skills.len() <= 5, "{skills:?}");
+    assert_eq!(skills.last().map(String::as_str), Some("close_screen"), "{skills:?}");
+
+    // A craft whose item comes is not refuted: sticks came after the first craft.
+    let mut w = world_of("minetest", (854, 480));
+    let planks = vec![minetest_inv("wood_icon", (305.0, 274.0), Some(4))];
+    assert_eq!(
+        act(w.step("Wooden Pickaxe", vec![], planks.clone())).skill,
+        "craft_stick"
+    );
+    let mut after = vec![minetest_inv("wood_icon", (305.0, 274.0), Some(3))];
+    after.push(minetest_inv("stick_icon", (340.0, 274.0), Some(4)));
+    assert_eq!(
+        act(w.step("Wooden Pickaxe", vec![], after)).skill,
+        "craft_wood_pickaxe"
+    );
+}

@@ -21,6 +21,8 @@ use crate::skills::gui::{GuiGeometry, GuiLayout};
 use crate::skills::{CallArg, SkillCall, SkillLibrary};
 use crate::toml_lines::DataFileError;
 
+mod bag_memory;
+
 /// A skill-call argument in the planner's data: a number or a symbolic token.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(untagged)]
@@ -622,6 +624,8 @@ pub struct Planner {
     /// web client's placing click opened the table it placed, and the `use_block` after it
     /// clicked into the screen).
     opening: Option<(String, usize)>,
+    /// What the last screen showed in the bag, and ingredient icons crafts proved wrong.
+    bag: bag_memory::BagMemory,
 }
 
 /// Looks around in a row, with no gather between, after which the next one is a detour.
@@ -881,6 +885,7 @@ impl Planner {
             climbed_for_drop: None,
             approaching: false,
             opening: None,
+            bag: bag_memory::BagMemory::default(),
         }
     }
 
@@ -896,11 +901,13 @@ impl Planner {
     }
 
     pub fn next(&mut self, target: NodeIndex, view: &View) -> PlanStep {
+        self.check_craft(view);
         let visual = self.without_refuted_hud_icons(view);
         let view = &View {
             visual: &visual,
             ..*view
         };
+        self.note_bag_seen(view);
         let step = self.plan(target, view);
         if let PlanStep::Act(call, _) = &step
             && self.config.gather.values().any(|r| r.skill == call.skill)
@@ -930,6 +937,7 @@ impl Planner {
     /// HUD slot there).
     fn without_refuted_hud_icons(&mut self, view: &View) -> VisualState {
         let mut visual = view.visual.clone();
+        self.without_refuted_slots(&mut visual, view);
         let in_view = self.screen_in_view(view);
         if in_view.is_some() {
             for (node, a) in &visual.attributes {
@@ -996,19 +1004,7 @@ impl Planner {
     /// Notes which tools and stations (the items calls take by hotbar key) the bag of `screen`
     /// (in view) holds, and their hotbar keys.
     fn note_bag_tools(&mut self, view: &View, screen: &str) {
-        let graph = &view.kg.graph;
-        let stations: BTreeSet<NodeIndex> = self
-            .config
-            .screens
-            .values()
-            .filter_map(|r| r.station.as_deref().and_then(|s| view.kg.node(s)))
-            .collect();
-        for tool in graph.node_indices().filter(|n| {
-            stations.contains(n)
-                || graph
-                    .edges_directed(*n, Direction::Outgoing)
-                    .any(|e| *e.weight() == Relation::CanBeUsedToMine)
-        }) {
+        for tool in self.keyed_items(view) {
             let in_bag: Vec<&InventoryIcon> = view
                 .visual
                 .attributes
@@ -1401,7 +1397,7 @@ impl Planner {
     /// Whether the bag holds enough of `need` to make `item`: any where the craft rule gives
     /// no number or the count cannot be read, else at least the rule's number.
     fn enough(&self, view: &View, need: NodeIndex, item: NodeIndex) -> bool {
-        if !view.has(need) {
+        if !self.holds(view, need) {
             return false;
         }
         let wanted = self
@@ -1410,7 +1406,7 @@ impl Planner {
             .get(view.kg.name(item))
             .and_then(|r| r.needs.get(view.kg.name(need)));
         let slots = self.take_slots(view);
-        match (wanted, view.count(need, slots.as_deref())) {
+        match (wanted, self.holding(view, need, slots.as_deref())) {
             (Some(n), Some(have)) => have >= *n,
             _ => true,
         }
@@ -1451,11 +1447,12 @@ impl Planner {
             if self.station_in_use(name) || self.bag_tools.contains_key(&item) {
                 return u32::MAX;
             }
-            if !view.has(item) {
+            if !self.holds(view, item) {
                 return 0;
             }
             let slots = self.take_slots(view);
-            view.count(item, slots.as_deref()).unwrap_or(u32::MAX)
+            self.holding(view, item, slots.as_deref())
+                .unwrap_or(u32::MAX)
         });
         let taken = (*left).min(wanted);
         *left -= taken;
@@ -1596,6 +1593,15 @@ impl Planner {
         }
         let mut call = vec![ArgToken::Token(rule.skill.clone())];
         call.extend(rule.args.iter().cloned());
+        let ingredients: Vec<NodeIndex> = rule
+            .args
+            .iter()
+            .filter_map(|a| match a {
+                ArgToken::Token(t) => view.kg.node(t),
+                ArgToken::Number(_) => None,
+            })
+            .collect();
+        self.note_craft_sent(item, &ingredients, view);
         self.pending.push_back((
             call,
             format!("all ingredients of {name} are here: craft it"),

@@ -1,0 +1,195 @@
+//! What the planner remembers of the bag between looks: what the last open screen showed in
+//! it, and ingredient icons that a craft proved wrong.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use petgraph::Direction;
+use petgraph::graph::NodeIndex;
+
+use super::{Planner, View, on_a_slot};
+use crate::knowledge::{Relation, VisualState};
+
+/// Crafts in a row whose item did not come, each taking an ingredient from the same slot,
+/// after which that slot's icon is not the ingredient (a sand stack read as planks was crafted
+/// into sticks 200 times).
+const CRAFT_MISSES_BEFORE_REFUTING: u32 = 2;
+
+/// The bag as the planner last saw it.
+#[derive(Debug, Default)]
+pub(super) struct BagMemory {
+    /// What the last screen in view showed in its bag, with the count read (`None`: not
+    /// readable). Tools and stations are left to `bag_tools` (they leave the bag when placed or
+    /// worn out, with no screen open). With no screen in view the planner plans from this for
+    /// what the HUD does not show: the Minetest HUD shows only the hotbar, and a stone pickaxe
+    /// from nothing opened and closed the inventory for 670 steps, the sticks in the bag's main
+    /// rows deciding "get cobblestone" with it open and "get a tree for sticks" with it shut.
+    seen: BTreeMap<NodeIndex, Option<u32>>,
+    /// The craft call last queued: its item, how many the bag held then, and the ingredient
+    /// icons it takes (item, slot centre).
+    craft_sent: Option<CraftSent>,
+    /// Crafts in a row whose item did not come, by ingredient and slot (rounded centre).
+    misses: BTreeMap<(NodeIndex, i32, i32), u32>,
+    /// Ingredient icons a craft refuted at a bag slot: left out of the view until a screen
+    /// shows that slot without the icon.
+    refuted: Vec<(NodeIndex, (f32, f32))>,
+}
+
+#[derive(Debug)]
+struct CraftSent {
+    item: NodeIndex,
+    before: Option<u32>,
+    takes: Vec<(NodeIndex, (f32, f32))>,
+}
+
+fn slot_key(node: NodeIndex, (x, y): (f32, f32)) -> (NodeIndex, i32, i32) {
+    (node, x.round() as i32, y.round() as i32)
+}
+
+impl Planner {
+    /// Whether the bag holds `node`: in view, or (with no screen open) as the last screen
+    /// showed it.
+    pub(super) fn holds(&self, view: &View, node: NodeIndex) -> bool {
+        view.has(node) || self.remembered(view, node).is_some()
+    }
+
+    /// How many of `node` the bag holds as far as can be told (`None`: a count not readable):
+    /// the most of what the view shows and what the last screen showed (a gather since may
+    /// have added to a stack the HUD shows; nothing is used up with no screen open).
+    pub(super) fn holding(
+        &self,
+        view: &View,
+        node: NodeIndex,
+        slots: Option<&[(f32, f32)]>,
+    ) -> Option<u32> {
+        let shown = view.has(node).then(|| view.count(node, slots));
+        match (shown, self.remembered(view, node)) {
+            (Some(Some(a)), Some(Some(b))) => Some(a.max(b)),
+            (Some(n), None) | (None, Some(n)) => n,
+            (Some(None), _) | (_, Some(None)) => None,
+            (None, None) => Some(0),
+        }
+    }
+
+    /// What the last screen showed of `node`, when no screen is open (believed or in view):
+    /// with one believed open, what is in view is what a craft can take.
+    fn remembered(&self, view: &View, node: NodeIndex) -> Option<Option<u32>> {
+        if self.screen.is_some() || self.screen_in_view(view).is_some() {
+            return None;
+        }
+        self.bag.seen.get(&node).copied()
+    }
+
+    /// Items a call takes by hotbar key: tools (whatever "can be used to mine") and stations.
+    pub(super) fn keyed_items(&self, view: &View) -> BTreeSet<NodeIndex> {
+        let graph = &view.kg.graph;
+        let mut out: BTreeSet<NodeIndex> = self
+            .config
+            .screens
+            .values()
+            .filter_map(|r| r.station.as_deref().and_then(|s| view.kg.node(s)))
+            .collect();
+        out.extend(graph.node_indices().filter(|n| {
+            graph
+                .edges_directed(*n, Direction::Outgoing)
+                .any(|e| *e.weight() == Relation::CanBeUsedToMine)
+        }));
+        out
+    }
+
+    /// With a screen in view, remembers what its bag shows (see [`BagMemory::seen`]).
+    pub(super) fn note_bag_seen(&mut self, view: &View) {
+        if self.screen_in_view(view).is_none() {
+            return;
+        }
+        let keyed = self.keyed_items(view);
+        let slots = self.take_slots(view);
+        let seen = view
+            .visual
+            .attributes
+            .iter()
+            .filter(|(node, a)| {
+                !keyed.contains(node)
+                    && a.icons
+                        .iter()
+                        .any(|i| view.layout.in_bag(i.x, i.y) && !self.on_hud(view, i.x, i.y))
+            })
+            .map(|(node, _)| (*node, view.count(*node, slots.as_deref())))
+            .collect();
+        self.bag.seen = seen;
+    }
+
+    /// How many of `node` the open screen's bag holds (0 when none shows).
+    fn in_screen_bag(&self, view: &View, node: NodeIndex) -> Option<u32> {
+        if !view.has(node) {
+            return Some(0);
+        }
+        view.count(node, self.take_slots(view).as_deref())
+    }
+
+    /// Notes the craft of `item` being queued and the ingredient icons it will take.
+    pub(super) fn note_craft_sent(
+        &mut self,
+        item: NodeIndex,
+        ingredients: &[NodeIndex],
+        view: &View,
+    ) {
+        let takes = ingredients
+            .iter()
+            .filter_map(|n| {
+                self.screen_icon(*n, view)
+                    .or_else(|| view.icon(*n))
+                    .map(|c| (*n, c))
+            })
+            .collect();
+        self.bag.craft_sent = Some(CraftSent {
+            item,
+            before: self.in_screen_bag(view, item),
+            takes,
+        });
+    }
+
+    /// After a craft, with its screen still in view: whether its item came. A slot whose
+    /// ingredient made nothing `CRAFT_MISSES_BEFORE_REFUTING` times in a row is refuted. A
+    /// refuted slot seen without the icon is believed again.
+    pub(super) fn check_craft(&mut self, view: &View) {
+        if self.screen_in_view(view).is_none() {
+            self.bag.craft_sent = None;
+            return;
+        }
+        self.bag.refuted.retain(|(node, slot)| {
+            view.visual
+                .attributes
+                .get(node)
+                .is_some_and(|a| a.icons.iter().any(|i| on_a_slot(i.x, i.y, &[*slot], view)))
+        });
+        let Some(sent) = self.bag.craft_sent.take() else {
+            return;
+        };
+        let came = match (sent.before, self.in_screen_bag(view, sent.item)) {
+            (Some(b), Some(n)) => n > b,
+            // A count not read: the item showing is all that can be told.
+            _ => view.has(sent.item),
+        };
+        if came {
+            self.bag.misses.clear();
+            return;
+        }
+        for (node, slot) in sent.takes {
+            let misses = self.bag.misses.entry(slot_key(node, slot)).or_default();
+            *misses += 1;
+            if *misses >= CRAFT_MISSES_BEFORE_REFUTING {
+                self.bag.misses.remove(&slot_key(node, slot));
+                self.bag.refuted.push((node, slot));
+            }
+        }
+    }
+
+    /// `visual` without the ingredient icons a craft refuted.
+    pub(super) fn without_refuted_slots(&self, visual: &mut VisualState, view: &View) {
+        for (node, slot) in &self.bag.refuted {
+            if let Some(a) = visual.attributes.get_mut(node) {
+                a.icons.retain(|i| !on_a_slot(i.x, i.y, &[*slot], view));
+            }
+        }
+    }
+}
