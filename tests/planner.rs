@@ -88,6 +88,16 @@ fn call(skill: &str, args: &[f64]) -> SkillCall {
 }
 
 impl World {
+    /// The profile's `[planner.scout] give_up_after`.
+    fn planner_give_up_after(&self) -> u32 {
+        self.planner
+            .config()
+            .scout
+            .as_ref()
+            .and_then(|s| s.give_up_after)
+            .expect("give_up_after in the profile")
+    }
+
     /// One planner step on a frame of the world's size; every call it makes must pass validation.
     fn step(
         &mut self,
@@ -495,11 +505,26 @@ fn too_few_of_an_ingredient_by_its_read_count_is_gathered_or_crafted_again() {
             minetest_slot("cobble_icon", 2, cobble),
         ]
     };
-    // The first three steps on the same HUD (the bag's other rows hold nothing more).
+    // The first three steps on the same HUD (the bag's other rows hold nothing more), the
+    // second with the inventory open (its marker shows).
     let first = |cobble, sticks| {
         let mut w = world_of("minetest", (854, 480));
         (0..3)
-            .map(|_| act(w.step("Stone Pickaxe", vec![], bag(cobble, sticks))).skill)
+            .map(|i| {
+                let mut icons = bag(cobble, sticks);
+                let marked: &[&str] = if i == 1 {
+                    // The inventory shows the same stacks in its hotbar row.
+                    icons.extend([
+                        minetest_inv("wooden_pickaxe_icon", (305.0, 274.0), None),
+                        minetest_inv("stick_icon", (340.0, 274.0), sticks),
+                        minetest_inv("cobble_icon", (375.0, 274.0), cobble),
+                    ]);
+                    &["inventory"]
+                } else {
+                    &[]
+                };
+                act(w.step_marked("Stone Pickaxe", vec![], icons, marked)).skill
+            })
             .collect::<Vec<_>>()
     };
     // Two cobblestones make a hoe, not a pickaxe: dig for more, after one look in the bag
@@ -2048,7 +2073,11 @@ fn an_ingredient_whose_craft_never_comes_is_not_that_ingredient() {
         }
     }
     assert!(skills.len() <= 5, "{skills:?}");
-    assert_eq!(skills.last().map(String::as_str), Some("close_screen"), "{skills:?}");
+    assert_eq!(
+        skills.last().map(String::as_str),
+        Some("close_screen"),
+        "{skills:?}"
+    );
 
     // A craft whose item comes is not refuted: sticks came after the first craft.
     let mut w = world_of("minetest", (854, 480));
@@ -2063,4 +2092,83 @@ fn an_ingredient_whose_craft_never_comes_is_not_that_ingredient() {
         act(w.step("Wooden Pickaxe", vec![], after)).skill,
         "craft_wood_pickaxe"
     );
+}
+
+#[test]
+fn things_out_of_reach_that_never_come_into_reach_are_passed_over() {
+    // Minetest from nothing: kelp on a sea floor read as trees, never in reach, chased for 450
+    // steps. After `give_up_after` steps toward them the scout turns aside and walks on past.
+    let far = |x: f32| EnvironmentEntity {
+        w: 30.0,
+        h: 60.0,
+        ..entity("tree", x, 200.0, false)
+    };
+    let mut w = world_of("minetest", (854, 480));
+    let limit = w.planner_give_up_after();
+    let mut calls = Vec::new();
+    for i in 0..limit + 3 {
+        // The "tree" jumps about: each step another one is nearest.
+        let x = if i % 2 == 0 { 300.0 } else { 560.0 };
+        calls.push(w.step("Tree", vec![far(x)], vec![]));
+    }
+    let why = |s: &PlanStep| match s {
+        PlanStep::Act(_, why) => why.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert!(
+        calls[..limit as usize]
+            .iter()
+            .all(|s| !why(s).contains("walk on past")),
+        "gave up too soon"
+    );
+    let gave_up = &calls[limit as usize];
+    assert_eq!(act(gave_up.clone()).skill, "turn_by");
+    assert!(
+        why(gave_up).contains("walk on past them"),
+        "{}",
+        why(gave_up)
+    );
+    // Then walks, the far "trees" still in view.
+    for s in &calls[limit as usize + 1..] {
+        assert!(why(s).contains("walk on"), "{}", why(s));
+    }
+    // A tree in reach is mined as ever.
+    let near = EnvironmentEntity {
+        w: 300.0,
+        h: 400.0,
+        ..entity("tree", 427.0, 200.0, true)
+    };
+    let next = act(w.step("Tree", vec![near], vec![]));
+    assert_ne!(next.skill, "jump_forward", "{next:?}");
+}
+
+#[test]
+fn an_empty_bag_screen_told_by_its_marker_is_open_and_the_pause_menu_is_shut() {
+    // Minetest from nothing: the success check opened the inventory on an empty bag; the
+    // planner saw no screen (no icon in its slots), opened it again (which shut it) and
+    // "closed" it with Escape, which opened the pause menu, where the run stayed.
+    let mut w = world_of("minetest", (854, 480));
+    match w.step_marked("Stone Pickaxe", vec![], vec![], &["inventory"]) {
+        PlanStep::Act(c, why) => {
+            assert_eq!(c.skill, "close_screen");
+            assert!(why.contains("go and get Tree"), "{why}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // The pause menu in view: shut first, whatever was pending.
+    let mut w = world_of("minetest", (854, 480));
+    assert_eq!(
+        act(w.step("Stone Pickaxe", vec![], vec![])).skill,
+        "open_inventory"
+    );
+    match w.step_marked("Stone Pickaxe", vec![], vec![], &["pause"]) {
+        PlanStep::Act(c, why) => {
+            assert_eq!(c.skill, "close_screen");
+            assert!(why.contains("pause screen is in the way"), "{why}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Shut, play goes on: no screen believed open, so no Escape into the menu again.
+    let next = act(w.step("Stone Pickaxe", vec![], vec![]));
+    assert_ne!(next.skill, "close_screen", "{next:?}");
 }

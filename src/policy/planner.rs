@@ -22,6 +22,7 @@ use crate::skills::{CallArg, SkillCall, SkillLibrary};
 use crate::toml_lines::DataFileError;
 
 mod bag_memory;
+mod give_up;
 
 /// A skill-call argument in the planner's data: a number or a symbolic token.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -120,6 +121,12 @@ pub struct ScreenRule {
     /// Left out: the station is placed again or made anew.
     #[serde(default)]
     pub retrieve: Vec<CallTemplate>,
+    /// The screen's marker (`[gui.screens.<name>] marker`) alone shows it open, its bag empty
+    /// (no icon in its slots): Minetest's inventory opened on an empty bag was taken for no
+    /// screen, opened again (which shut it) and "closed" with Escape, which opened the pause
+    /// menu, where the rest of the run went.
+    #[serde(default)]
+    pub marker_alone: bool,
 }
 
 /// `[planner.scout]`: walking far to find what no look around shows (a spawn in a valley, a
@@ -147,6 +154,12 @@ pub struct ScoutConfig {
     pub avoid: Option<String>,
     #[serde(default = "default_avoid_width")]
     pub avoid_width: f32,
+    /// Steps spent aiming at and walking to things out of reach, with none coming into reach,
+    /// after which the ones out of reach are passed over for `legs` walks (the scout turns aside
+    /// and walks on): Minetest's detector read kelp on a sea floor as trees, and a run chased
+    /// them for 450 steps. Left out: never.
+    #[serde(default)]
+    pub give_up_after: Option<u32>,
 }
 
 fn default_avoid_width() -> f32 {
@@ -203,6 +216,11 @@ pub struct PlannerConfig {
     /// no climbing.
     #[serde(default)]
     pub climb: Vec<CallTemplate>,
+    /// Screens no plan opens that stop play while open, by their `[gui]` marker, and the calls
+    /// that shut them (Minetest's pause menu, `[["close_screen"]]`): whatever is pending, they
+    /// are shut first.
+    #[serde(default)]
+    pub in_the_way: BTreeMap<String, Vec<CallTemplate>>,
     /// How to search far for what is not in view (`[planner.scout]`): after a look around
     /// (`explore`) with nothing found, walk on in one heading for `legs` walks before looking
     /// around again, turning aside where a walk did not change the view (a wall) or water lies
@@ -268,6 +286,22 @@ impl PlannerConfig {
         config
             .check(kg, library)
             .map_err(|m| file.error(line, format!("[planner]: {m}")))?;
+        // `in_the_way` and `marker_alone` name screens of the same file's [gui] with a marker.
+        let marked = config.in_the_way.keys().map(|s| (s, "in_the_way")).chain(
+            config
+                .screens
+                .iter()
+                .filter(|(_, r)| r.marker_alone)
+                .map(|(s, _)| (s, "marker_alone")),
+        );
+        for (screen, key) in marked {
+            if !gui.has_marker(screen) {
+                return Err(file.error(
+                    line,
+                    format!("[planner] {key}: [gui.screens.{screen}] has no marker"),
+                ));
+            }
+        }
         // `take_from` names regions of the same file's [gui] screens.
         let locations = gui.locations();
         for (screen, rule) in &config.screens {
@@ -298,6 +332,11 @@ impl PlannerConfig {
         for t in &self.climb {
             c.template(t, "climb")?;
         }
+        for (screen, calls) in &self.in_the_way {
+            for t in calls {
+                c.template(t, &format!("in_the_way.{screen}"))?;
+            }
+        }
         if let Some(scout) = &self.scout {
             c.template(&scout.leg, "scout.leg")?;
             if let Some(level) = &scout.level {
@@ -308,6 +347,14 @@ impl PlannerConfig {
                 &[ArgToken::Number(scout.turn_deg)],
                 "scout.turn_deg",
             )?;
+            if scout.give_up_after.is_some() {
+                // Giving up turns aside twice as far.
+                c.call(
+                    TURN_BY,
+                    &[ArgToken::Number(2.0 * scout.turn_deg)],
+                    "scout.turn_deg (twice, for give_up_after)",
+                )?;
+            }
             if scout.legs == 0 || scout.blocked_change.is_nan() || scout.blocked_change < 0.0 {
                 return Err("scout: legs must be at least 1 and blocked_change at least 0".into());
             }
@@ -626,6 +673,9 @@ pub struct Planner {
     opening: Option<(String, usize)>,
     /// What the last screen showed in the bag, and ingredient icons crafts proved wrong.
     bag: bag_memory::BagMemory,
+    /// Steps toward things out of reach since one was last in reach, and walks left in which
+    /// things out of reach are passed over (`give_up_after`).
+    give_up: give_up::GiveUp,
 }
 
 /// Looks around in a row, with no gather between, after which the next one is a detour.
@@ -886,10 +936,15 @@ impl Planner {
             approaching: false,
             opening: None,
             bag: bag_memory::BagMemory::default(),
+            give_up: give_up::GiveUp::default(),
         }
     }
 
-    /// The next skill call towards `target`.
+    /// The rules the planner plans with.
+    pub fn config(&self) -> &PlannerConfig {
+        &self.config
+    }
+
     /// The items a gather or craft rule obtains (`[planner.gather]`, `[planner.craft]`).
     pub fn obtainable(&self) -> Vec<String> {
         self.config
@@ -900,6 +955,7 @@ impl Planner {
             .collect()
     }
 
+    /// The next skill call towards `target`.
     pub fn next(&mut self, target: NodeIndex, view: &View) -> PlanStep {
         self.check_craft(view);
         let visual = self.without_refuted_hud_icons(view);
@@ -913,6 +969,7 @@ impl Planner {
             && self.config.gather.values().any(|r| r.skill == call.skill)
         {
             // A gather may bring any of them, into any slot.
+            self.give_up.reached();
             self.refuted_on_hud.clear();
             self.empty_hotbar_keys.clear();
             self.explores_since_gather = 0;
@@ -1093,6 +1150,17 @@ impl Planner {
                 self.taking_back = rule.station.clone();
             }
         }
+        // A screen its marker alone shows open is shut when it does not show: a close call sent
+        // to a shut screen is Escape, and Minetest's Escape opens the pause menu.
+        if in_view.is_none()
+            && self
+                .screen
+                .as_ref()
+                .and_then(|s| self.config.screens.get(s))
+                .is_some_and(|r| r.marker_alone)
+        {
+            self.screen = None;
+        }
         if in_view.is_some() {
             self.gathered_unseen.clear();
         }
@@ -1102,6 +1170,22 @@ impl Planner {
     }
 
     fn plan(&mut self, target: NodeIndex, view: &View) -> PlanStep {
+        if let Some((screen, calls)) = self
+            .config
+            .in_the_way
+            .iter()
+            .find(|(s, _)| view.perception.marked_screens.contains(s))
+        {
+            let (why, calls) = (
+                format!("the {screen} screen is in the way: shut it"),
+                calls.clone(),
+            );
+            self.pending.clear();
+            self.opening = None;
+            self.screen = None;
+            self.queue(&calls, &why);
+            return self.next_pending(view);
+        }
         self.settle_pending(view);
         if !self.pending.is_empty() {
             return self.next_pending(view);
@@ -1653,7 +1737,7 @@ impl Planner {
         if self.walk_to_drop(&goal, view) {
             return Ok(());
         }
-        match nearest_entity(approach, view) {
+        match self.worth_approaching(nearest_entity(approach, view), approach) {
             None => self.look_for(approach, view),
             Some(e) => self.close_in(&goal, &e, call, view),
         }
@@ -1777,7 +1861,7 @@ impl Planner {
     fn scout(&mut self, scout: &ScoutConfig, approach: &str, view: &View) {
         self.exploring_for = view.kg.node(approach);
         let digest = view.perception.view_digest.clone();
-        if self.scout_legs_left == 0 {
+        if self.scout_legs_left == 0 && !self.give_up.passing_over() {
             let explore = self.config.explore.clone();
             self.queue(&explore, &format!("no {approach} in view: look around"));
             self.scout_legs_left = scout.legs;
@@ -1842,7 +1926,8 @@ impl Planner {
             ));
         }
         let left = self.scout_legs_left;
-        self.scout_legs_left -= 1;
+        self.scout_legs_left = left.saturating_sub(1);
+        self.give_up.walked_on();
         self.scout_from = Some(digest);
         self.queue(
             std::slice::from_ref(&scout.leg),
@@ -2173,7 +2258,11 @@ impl Planner {
                     .count();
                 (n, screen)
             })
-            .filter(|(n, _)| *n > 0)
+            .filter(|(n, s)| {
+                *n > 0
+                    || (view.perception.marked_screens.contains(s)
+                        && self.config.screens.get(*s).is_some_and(|r| r.marker_alone))
+            })
             // Screens that draw the bag alike tie: the one whose marker shows wins.
             .max_by_key(|(n, s)| (*n, view.perception.marked_screens.contains(s)))
             .map(|(_, s)| s.clone())

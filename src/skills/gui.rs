@@ -295,6 +295,7 @@ struct RawScreen {
     anchor: Anchor,
     #[serde(default)]
     scale: Option<Spanned<RawScreenScale>>,
+    #[serde(default)]
     regions: BTreeMap<String, Spanned<RawRegion>>,
     #[serde(default)]
     marker: Option<Spanned<RawMarker>>,
@@ -360,8 +361,12 @@ impl Lines<'_> {
         if !valid_name(name) {
             return Err(self.error(&raw, format!("{key}: {NAME_RULE}")));
         }
-        if raw.get_ref().regions.is_empty() {
-            return Err(self.error(&raw, format!("{key}: no slot regions defined")));
+        // A screen with no slots is only there to be told by its marker (a pause menu).
+        if raw.get_ref().regions.is_empty() && raw.get_ref().marker.is_none() {
+            return Err(self.error(
+                &raw,
+                format!("{key}: no slot regions defined (and no marker)"),
+            ));
         }
         let raw = raw.into_inner();
         let [w, h] = *raw.size.get_ref();
@@ -652,6 +657,11 @@ impl GuiGeometry {
 
     pub fn slot_size(&self) -> u32 {
         self.slot_size
+    }
+
+    /// Whether `screen` is a screen of this profile with a marker.
+    pub fn has_marker(&self, screen: &str) -> bool {
+        self.screens.get(screen).is_some_and(|s| s.marker.is_some())
     }
 
     /// Every valid location, sorted by screen and region, then by index: `hud.hotbar.0`, ...
@@ -1116,6 +1126,19 @@ mod tests {
             msg.contains("p.toml:6") && msg.contains("marker.area"),
             "{msg}"
         );
+    }
+
+    #[test]
+    fn a_screen_with_no_slots_is_there_for_its_marker_only() {
+        let head = "[gui]\nslot_size = 16\npitch = 18\n[gui.screens.pause]\nsize = [176, 166]\n";
+        let marked = format!(
+            "{head}marker = {{ area = [10, 10, 20, 20], luma = [48, 56], min_fraction = 0.9 }}\n"
+        );
+        let geo = GuiGeometry::parse(&marked, Path::new("p.toml")).expect("marker only");
+        assert!(geo.has_marker("pause"));
+        assert!(geo.locations().is_empty());
+        let err = GuiGeometry::parse(head, Path::new("p.toml")).expect_err("neither");
+        assert!(err.to_string().contains("no slot regions defined"), "{err}");
     }
 
     #[test]
