@@ -1,6 +1,6 @@
 //! Passing over things out of reach that never come into reach (the scout's `give_up_after`).
 
-use super::{ArgToken, Planner, TURN_BY};
+use super::Planner;
 use crate::perception::EnvironmentEntity;
 
 #[derive(Debug, Default)]
@@ -66,21 +66,12 @@ impl Planner {
         self.last_turn = None;
         self.approach_walks = None;
         self.last_walk = None;
-        let side = if self.scout_turns.is_multiple_of(2) {
-            1.0
-        } else {
-            -1.0
-        };
-        self.scout_turns += 1;
-        self.pending.push_back((
-            vec![
-                ArgToken::Token(TURN_BY.into()),
-                ArgToken::Number(side * 2.0 * turn),
-            ],
+        self.turn_aside(
+            2.0 * turn,
             format!(
                 "{limit} steps toward a {approach} out of reach brought none into reach: turn aside and walk on past them"
             ),
-        ));
+        );
         None
     }
 }
