@@ -184,12 +184,22 @@ impl Planner {
         }
     }
 
-    /// `visual` without the ingredient icons a craft refuted.
-    pub(super) fn without_refuted_slots(&self, visual: &mut VisualState, view: &View) {
+    /// `visual` without the ingredient icons a craft refuted; the items that lost an icon so.
+    pub(super) fn without_refuted_slots(
+        &self,
+        visual: &mut VisualState,
+        view: &View,
+    ) -> BTreeSet<NodeIndex> {
+        let mut lost = BTreeSet::new();
         for (node, slot) in &self.bag.refuted {
             if let Some(a) = visual.attributes.get_mut(node) {
+                let before = a.icons.len();
                 a.icons.retain(|i| !on_a_slot(i.x, i.y, &[*slot], view));
+                if a.icons.len() < before {
+                    lost.insert(*node);
+                }
             }
         }
+        lost
     }
 }

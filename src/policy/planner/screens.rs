@@ -19,7 +19,7 @@ impl Planner {
     /// HUD slot there).
     pub(super) fn without_refuted_hud_icons(&mut self, view: &View) -> VisualState {
         let mut visual = view.visual.clone();
-        self.without_refuted_slots(&mut visual, view);
+        let craft_refuted = self.without_refuted_slots(&mut visual, view);
         let in_view = self.screen_in_view(view);
         if in_view.is_some() {
             for (node, a) in &visual.attributes {
@@ -30,6 +30,13 @@ impl Planner {
                 if in_screen_bag {
                     self.refuted_on_hud.remove(node);
                     self.seen_in_screen.insert(*node);
+                } else if craft_refuted.contains(node) {
+                    // A craft refuted every bag icon of it: its HUD icon is the same misreading,
+                    // shown under the screen or not (sand read as planks: the HUD sent the
+                    // planner back to the bag to craft sticks, the bag sent it out for a tree,
+                    // for 150 steps).
+                    self.seen_in_screen.remove(node);
+                    self.refuted_on_hud.insert(*node);
                 } else if !self.seen_in_screen.contains(node)
                     && a.icons.iter().any(|i| self.on_hud(view, i.x, i.y))
                 {
