@@ -11,6 +11,7 @@ use vistawise::policy::planner::{PlanStep, Planner, PlannerConfig, View};
 use vistawise::skills::{CallArg, SkillCall, SkillLibrary, plan};
 
 struct World {
+    game: String,
     kg: KnowledgeGraph,
     profile: GameProfile,
     planner: Planner,
@@ -45,6 +46,7 @@ fn world_with(game: &str, frame: (u32, u32), change: impl FnOnce(&mut PlannerCon
     let mut config = config;
     change(&mut config);
     World {
+        game: game.to_string(),
         kg,
         profile,
         planner: Planner::new(config),
@@ -117,13 +119,22 @@ impl World {
         marked: &[&str],
     ) -> PlanStep {
         let (fw, fh) = self.frame;
+        let mut marked: Vec<String> = marked.iter().map(|s| s.to_string()).collect();
+        // Minetest's inventory shows its marker whenever it is open, as the pipeline would
+        // report: an icon off the HUD row (y 447 at 854x480) is in the open inventory.
+        if self.game == "minetest"
+            && icons.iter().any(|i| (i.y - 447.0).abs() > 20.0)
+            && !marked.iter().any(|m| m == "inventory")
+        {
+            marked.push("inventory".into());
+        }
         let perception = Perception {
             frame_w: fw,
             frame_h: fh,
             entities,
             icons,
             hidden_by_gui: 0,
-            marked_screens: marked.iter().map(|s| s.to_string()).collect(),
+            marked_screens: marked,
             gui_scale: None,
             view_digest: String::new(),
             reach_w: 0.0,
@@ -2178,4 +2189,21 @@ fn an_empty_bag_screen_told_by_its_marker_is_open_and_the_pause_menu_is_shut() {
     // Shut, play goes on: no screen believed open, so no Escape into the menu again.
     let next = act(w.step("Stone Pickaxe", vec![], vec![]));
     assert_ne!(next.skill, "close_screen", "{next:?}");
+
+    // Icons read in the world where the inventory's slots would be, its marker not shown: no
+    // screen is open, and nothing is closed.
+    let mut w = world_of("minetest", (854, 480));
+    let seen = Perception {
+        frame_w: 854,
+        frame_h: 480,
+        entities: vec![],
+        icons: vec![minetest_inv("stick_icon", (375.0, 311.0), Some(2))],
+        hidden_by_gui: 0,
+        marked_screens: vec![],
+        gui_scale: None,
+        view_digest: String::new(),
+        reach_w: 0.0,
+    };
+    let c = act(w.step_on("Stone Pickaxe", seen));
+    assert_ne!(c.skill, "close_screen", "{c:?}");
 }

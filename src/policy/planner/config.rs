@@ -102,12 +102,13 @@ pub struct ScreenRule {
     /// Left out: the station is placed again or made anew.
     #[serde(default)]
     pub retrieve: Vec<CallTemplate>,
-    /// The screen's marker (`[gui.screens.<name>] marker`) alone shows it open, its bag empty
-    /// (no icon in its slots): Minetest's inventory opened on an empty bag was taken for no
-    /// screen, opened again (which shut it) and "closed" with Escape, which opened the pause
-    /// menu, where the rest of the run went.
+    /// The screen's marker (`[gui.screens.<name>] marker`) tells whether it is open: shown, it
+    /// is open with an empty bag too (Minetest's inventory opened on an empty bag was taken for
+    /// no screen, opened again, which shut it, and "closed" with Escape, which opened the pause
+    /// menu); not shown, it is shut whatever its slots seem to hold (icons read in the world
+    /// where the screen's slots would be sent a close, Escape, into the pause menu again).
     #[serde(default)]
-    pub marker_alone: bool,
+    pub told_by_marker: bool,
 }
 
 /// `[planner.scout]`: walking far to find what no look around shows (a spawn in a valley, a
@@ -267,13 +268,13 @@ impl PlannerConfig {
         config
             .check(kg, library)
             .map_err(|m| file.error(line, format!("[planner]: {m}")))?;
-        // `in_the_way` and `marker_alone` name screens of the same file's [gui] with a marker.
+        // `in_the_way` and `told_by_marker` name screens of the same file's [gui] with a marker.
         let marked = config.in_the_way.keys().map(|s| (s, "in_the_way")).chain(
             config
                 .screens
                 .iter()
-                .filter(|(_, r)| r.marker_alone)
-                .map(|(s, _)| (s, "marker_alone")),
+                .filter(|(_, r)| r.told_by_marker)
+                .map(|(s, _)| (s, "told_by_marker")),
         );
         for (screen, key) in marked {
             if !gui.has_marker(screen) {

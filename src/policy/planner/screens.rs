@@ -161,7 +161,7 @@ impl Planner {
                 .screen
                 .as_ref()
                 .and_then(|s| self.config.screens.get(s))
-                .is_some_and(|r| r.marker_alone)
+                .is_some_and(|r| r.told_by_marker)
         {
             self.screen = None;
         }
@@ -383,9 +383,11 @@ impl Planner {
                 (n, screen)
             })
             .filter(|(n, s)| {
-                *n > 0
-                    || (view.perception.marked_screens.contains(s)
-                        && self.config.screens.get(*s).is_some_and(|r| r.marker_alone))
+                let marked = view.perception.marked_screens.contains(s);
+                match self.config.screens.get(*s) {
+                    Some(r) if r.told_by_marker => marked,
+                    _ => *n > 0,
+                }
             })
             // Screens that draw the bag alike tie: the one whose marker shows wins.
             .max_by_key(|(n, s)| (*n, view.perception.marked_screens.contains(s)))
