@@ -172,8 +172,9 @@ fn standable(server: &vistawise::game::mcweb::McwebServer, x: i64, y: i64, z: i6
 /// The skill `dig_vertical_mine_tunnels` from the corner of a block, where the player's box
 /// (0.6 wide) stands on four blocks at once: a shaft dug only under the eye left the player up on
 /// the other three. Judged by the server: the player went down and holds the cobblestone of the
-/// stone pickaxe's recipe. A dig has a success rate too (12 of 12 by hand, 8 of 9 in the closed
-/// loop; docs/minecraft-web.md): two corners, each in a fresh world, are tried.
+/// stone pickaxe's recipe. A dig has a success rate too (docs/minecraft-web.md "Closed-loop
+/// counts"; its history: docs/results/minecraft-web-history.md): two corners, each in a fresh
+/// world, are tried.
 #[test]
 fn digging_down_from_the_corner_of_a_block_reaches_stone_on_the_minecraft_client() {
     let _game = support::one_game();
