@@ -244,7 +244,13 @@ impl View<'_> {
     /// How many of `node` the bag holds as far as can be told: 0 when none shows, `None` when
     /// a count could not be read.
     fn held(&self, node: NodeIndex) -> Option<u32> {
-        match self.count(node, None) {
+        self.held_on(node, None)
+    }
+
+    /// [`Self::held`], counting only the icons on `slots` when any is there (see
+    /// [`Self::count`]).
+    fn held_on(&self, node: NodeIndex, slots: Option<&[(f32, f32)]>) -> Option<u32> {
+        match self.count(node, slots) {
             None if !self.has(node) => Some(0),
             n => n,
         }

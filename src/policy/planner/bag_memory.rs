@@ -120,10 +120,7 @@ impl Planner {
 
     /// How many of `node` the open screen's bag holds (0 when none shows).
     fn in_screen_bag(&self, view: &View, node: NodeIndex) -> Option<u32> {
-        if !view.has(node) {
-            return Some(0);
-        }
-        view.count(node, self.take_slots(view).as_deref())
+        view.held_on(node, self.take_slots(view).as_deref())
     }
 
     /// Notes the craft of `item` being queued and the ingredient icons it will take.
