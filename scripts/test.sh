@@ -28,6 +28,10 @@ export VISTAWISE_ORT_LIB="$PWD/.ort/onnxruntime/capi/libonnxruntime.so.1.31.1"
 # setup.sh) for the graph rewrite and the image tools; the rest of tools/detector needs torch,
 # which CI does not install.
 PYTHONPATH=.work/pydeps:.ort:.work/pyx python3 -m unittest discover -s tools/detector/tests
+# The library's layering: no two top-level modules import each other, no files in an import
+# cycle (tools/module_deps.py, with its own tests).
+python3 -m unittest discover -s tools/tests
+python3 tools/module_deps.py --check
 cargo fmt --check
 cargo clippy --locked --all-targets -q -- -D warnings
 # The unit tests and the benches' test mode; the integration tests but those that start a real

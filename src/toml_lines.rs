@@ -237,6 +237,79 @@ pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, (usize, String)> {
     })
 }
 
+/// Deserializes one top-level table, `name`, of a TOML document, or `None` when the document
+/// has none. It is read from the whole text, so an error in it comes back with its line in the
+/// document as (line, message), like [`from_str`]; the other tables are skipped unread.
+pub fn section_from_str<T: DeserializeOwned>(
+    text: &str,
+    name: &str,
+) -> Result<Option<T>, (usize, String)> {
+    let located = |e: toml::de::Error| {
+        (
+            e.span().map(|s| line_at(text, s.start)).unwrap_or(1),
+            e.message().to_string(),
+        )
+    };
+    let document = toml::Deserializer::parse(text).map_err(located)?;
+    serde::Deserializer::deserialize_map(
+        document,
+        OneSection::<T> {
+            name,
+            found: std::marker::PhantomData,
+        },
+    )
+    .map_err(located)
+}
+
+/// The names of a TOML document's top-level keys, in the document's order, with their lines.
+pub fn top_level_keys(text: &str) -> Result<Vec<(String, usize)>, (usize, String)> {
+    let table: toml::Table = from_str(text)?;
+    Ok(table
+        .keys()
+        .map(|k| {
+            let line = header_line(text, &format!("[{k}]"))
+                .or_else(|| header_line(text, &format!("[{k}.")))
+                .or_else(|| {
+                    text.lines()
+                        .position(|l| {
+                            l.trim_start()
+                                .strip_prefix(k.as_str())
+                                .is_some_and(|r| r.trim_start().starts_with(['=', '.']))
+                        })
+                        .map(|i| i + 1)
+                })
+                .unwrap_or(1);
+            (k.clone(), line)
+        })
+        .collect())
+}
+
+/// A map visitor that deserializes one key's value as `T` and skips the others.
+struct OneSection<'n, T> {
+    name: &'n str,
+    found: std::marker::PhantomData<T>,
+}
+
+impl<'de, T: DeserializeOwned> serde::de::Visitor<'de> for OneSection<'_, T> {
+    type Value = Option<T>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a TOML document")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Option<T>, A::Error> {
+        let mut out = None;
+        while let Some(key) = map.next_key::<String>()? {
+            if key == self.name {
+                out = Some(map.next_value::<T>()?);
+            } else {
+                map.next_value::<serde::de::IgnoredAny>()?;
+            }
+        }
+        Ok(out)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use vistawise::config::{Config, GuiScale, OutputMode};
 use vistawise::game::GameProfile;
-use vistawise::policy::{ChatMessage, ChatOptions, LlmClient, LlmError, LlmPolicy, PriceTable};
+use vistawise::llm::{ChatMessage, ChatOptions, LlmClient, LlmError, PriceTable};
+use vistawise::policy::LlmPolicy;
 use wiremock::matchers::{header, method, path};
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
 
@@ -654,7 +655,7 @@ fn policy_eval_scores_answers_against_the_accepted_calls_of_the_committed_cases(
     // The committed cases of the client's log task: the recorded calls, once right, once the
     // same skill off target, once a skill that does not exist, the rest right again.
     let file = support::fixture("policy-eval/minecraft-web/log-seed1001.jsonl");
-    let cases = vistawise::agent::policy_eval::CaseFile::load(&file).expect("cases");
+    let cases = vistawise::agent::decision_bench::CaseFile::load(&file).expect("cases");
     let n = cases.cases.len();
     assert!(n >= 3, "the log cases hold {n} steps");
     let as_text = |c: &vistawise::skills::SkillCall| {

@@ -11,10 +11,10 @@ use image::RgbImage;
 use serde::Serialize;
 
 use super::decide::Asker;
-use super::long_term::LongTerm;
+use super::memory_step::LongTerm;
 use super::pipeline::{Parts, ms_since};
-use super::report::median;
 use super::session::{Line, Recorder, SessionError};
+use super::session_report::median;
 use super::step::{Agent, LlmFailure, StepError};
 use crate::capture::frame::CaptureError;
 use crate::capture::window::{PixelPath, WindowCapture};

@@ -4,17 +4,21 @@
 //! MINDSTORES' revision sit around a policy, not inside one.
 
 use std::future::Future;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use super::pipeline::{self, Decision, GraphView, Parts};
 use super::session::{Session, Validation};
+use crate::llm::LlmError;
+use crate::llm::answers_in_json;
 use crate::perception::Perception;
-use crate::policy::llm_policy::{answers_in_json, validate_answer};
+use crate::policy::llm_policy::validate_answer;
 use crate::policy::memory::summarize;
 use crate::policy::planner::{PlanStep, Planner, View};
 use crate::policy::subgoal::{self, SubgoalPolicy};
-use crate::policy::{Choice, LlmError, LlmPolicy, MemoryStack};
+use crate::policy::{Choice, LlmPolicy, LlmSetupError, MemoryStack};
 use crate::skills::{StopFlag, StopReason};
+use crate::toml_lines::DataFileError;
 
 /// What a policy decides from: one step's view and the prompt rendered from it.
 #[derive(Clone, Copy)]
@@ -371,6 +375,68 @@ fn recorded_decision(parts: &Parts, step: &super::session::StepRecord) -> Decisi
     }
 }
 
+/// Which policy decides a session's steps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PolicyChoice {
+    /// The deterministic planner of the game profile's `[planner]`.
+    Planner,
+    /// The LLM of `[llm]` chooses every skill call.
+    Llm,
+    /// The LLM names the next item to obtain, the planner obtains it.
+    Subgoal,
+    /// The answers a recorded session holds.
+    Recorded,
+}
+
+/// Why the chosen policy cannot be built.
+#[derive(Debug, thiserror::Error)]
+pub enum PolicyError {
+    #[error(transparent)]
+    Planner(#[from] DataFileError),
+    #[error(transparent)]
+    Llm(#[from] LlmSetupError),
+    #[error("the recorded policy replays a session's answers, and no session was given")]
+    NoSession,
+}
+
+/// What an LLM-backed policy is built with besides the config's `[llm]`.
+#[derive(Debug, Clone, Default)]
+pub struct LlmOptions {
+    /// Every exchange with the endpoint is recorded under this folder.
+    pub record_to: Option<PathBuf>,
+    /// A cost cap in US dollars (0: none); with one, the model must have a price.
+    pub cost_cap_usd: f64,
+}
+
+/// The policy `choice` for the task of `parts`: the one place a policy is built from a choice,
+/// with its LLM client and prices. `session` is what [`PolicyChoice::Recorded`] replays.
+pub fn build_policy<'s>(
+    choice: PolicyChoice,
+    parts: &Parts,
+    llm: &LlmOptions,
+    session: Option<&'s Session>,
+) -> Result<Box<dyn Policy + 's>, PolicyError> {
+    let llm_policy = || {
+        LlmPolicy::from_config(
+            &parts.config.llm,
+            llm.record_to.as_deref(),
+            llm.cost_cap_usd,
+        )
+    };
+    Ok(match choice {
+        PolicyChoice::Planner => Box::new(parts.planner()?),
+        PolicyChoice::Llm => Box::new(llm_policy()?),
+        PolicyChoice::Subgoal => Box::new(SubgoalPolicy::new(
+            llm_policy()?,
+            parts.planner()?,
+            parts.config.llm.subgoal_max_steps,
+        )),
+        PolicyChoice::Recorded => Box::new(Recorded {
+            session: session.ok_or(PolicyError::NoSession)?,
+        }),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::Path;
@@ -378,7 +444,7 @@ mod tests {
     use super::*;
     use crate::config::Config;
     use crate::knowledge::{KnowledgeGraph, Subgraph};
-    use crate::policy::{LlmClient, PriceTable};
+    use crate::llm::{LlmClient, PriceTable};
     use crate::tasks::TaskList;
 
     fn iron_ore_parts() -> Parts {

@@ -3,15 +3,17 @@
 
 pub mod bench;
 pub mod decide;
-pub mod long_term;
+pub mod decision_bench;
+mod end;
+mod memory_step;
 pub mod pipeline;
 pub mod play;
-pub mod policy_eval;
 pub mod replay;
-pub mod report;
-pub mod scripted;
+pub mod scripted_run;
+mod see;
 pub mod session;
+pub mod session_report;
 pub mod settings;
 pub mod setup;
-pub mod step;
-pub mod success;
+mod step;
+mod success;

@@ -8,19 +8,19 @@ use image::RgbImage;
 use petgraph::graph::NodeIndex;
 
 use super::session::Validation;
-use super::success::{SuccessCheck, Verdict};
 use crate::config::Config;
 use crate::game::GameProfile;
-use crate::game::autolabel::mask_areas;
 use crate::knowledge::{
     self, KnowledgeGraph, PathLimits, PooledText, ScreenText, SlotLabel, Strategy,
 };
+use crate::llm::Usage;
+use crate::llm::answers_in_json;
 use crate::longterm::{self, Query};
+use crate::perception::mask_areas;
 use crate::perception::{self, Detection, Detector, Perception, SplitContext, StageTimes};
-use crate::policy::llm_policy::answers_in_json;
 use crate::policy::planner::{Planner, View};
 use crate::policy::prompt::{self, StepInputs};
-use crate::policy::{Attempt, MemoryStack, PromptTemplate, TokenCounter, Usage, ValidAction};
+use crate::policy::{Attempt, MemoryStack, PromptTemplate, TokenCounter, ValidAction};
 use crate::skills::gui::{GuiLayout, Slot};
 use crate::skills::gui_scale::GuiScaleTracker;
 use crate::skills::{ExpandContext, SkillCall, plan};
@@ -247,51 +247,6 @@ pub fn graph_view(parts: &Parts, perception: &Perception) -> GraphView {
     }
 }
 
-/// What one frame shows the agent: the detector's boxes, their reading, the pooled graph and the
-/// success check's verdict, with how long seeing took.
-pub struct Seen {
-    pub detections: Vec<Detection>,
-    pub perception: Perception,
-    pub graph: GraphView,
-    pub verdict: Verdict,
-    /// Detection, its reading included, ms.
-    pub detect_ms: f64,
-    /// The detector's own stages (letterbox, inference, decode), ms.
-    pub detector_ms: [f64; 3],
-    /// The graph view and the success check, ms.
-    pub graph_ms: f64,
-}
-
-/// Detection, the graph view and the success check, as every driver of the loop does them
-/// (play, replay, the bench). Success is read off the screen before anything is decided; a
-/// sighting the open inventory refuted is left out of what the policy sees.
-pub fn see(
-    parts: &Parts,
-    detector: &mut Detector,
-    success: &mut SuccessCheck,
-    gui_scale: &mut GuiScaleTracker,
-    frame: &RgbImage,
-) -> Result<Seen, perception::DetectorError> {
-    let t = Instant::now();
-    let (detections, mut perception, times) = perceive(detector, frame, parts, gui_scale)?;
-    let detect_ms = ms_since(t);
-    let t = Instant::now();
-    let mut graph = graph_view(parts, &perception);
-    let verdict = success.judge(parts, &graph, &perception);
-    if success.drop_refuted(parts, &mut perception) > 0 {
-        graph = graph_view(parts, &perception);
-    }
-    Ok(Seen {
-        detections,
-        perception,
-        graph,
-        verdict,
-        detect_ms,
-        detector_ms: times.ms(),
-        graph_ms: ms_since(t),
-    })
-}
-
 /// The prompt and its token count.
 pub fn build_prompt(
     parts: &Parts,
@@ -508,8 +463,8 @@ pub fn memory_query(parts: &Parts, perception: &Perception, graph: &GraphView) -
         subgoal,
         state: format!(
             "Inventory: {}. In view: {}.",
-            longterm::text::list_or_none(&inventory),
-            longterm::text::list_or_none(&seen)
+            longterm::list_or_none(&inventory),
+            longterm::list_or_none(&seen)
         ),
         inventory,
         environment,

@@ -5,13 +5,13 @@
 use serde::Serialize;
 
 use super::decide::{Asker, Policy};
-use super::long_term::LongTerm;
+use super::memory_step::LongTerm;
 use super::pipeline::Parts;
 use super::session::{Session, Validation};
 use super::step::{Agent, LlmFailure, StepError};
+use crate::llm::Usage;
 use crate::perception::decode::iou;
 use crate::perception::{Detection, Detector};
-use crate::policy::Usage;
 use crate::skills::{SkillCall, StopFlag};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

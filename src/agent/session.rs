@@ -9,8 +9,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::llm::Usage;
 use crate::perception::{Detection, Perception};
-use crate::policy::{Attempt, Usage};
+use crate::policy::Attempt;
 use crate::skills::{ActResult, InputEvent, SkillCall};
 
 pub const FORMAT_VERSION: u32 = 1;

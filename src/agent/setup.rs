@@ -5,14 +5,14 @@
 
 use std::path::{Path, PathBuf};
 
-use super::long_term::LongTerm;
+use super::memory_step::LongTerm;
 use super::pipeline::{Parts, SetupError as PartsError};
 use crate::config::{Config, under_root};
 use crate::embedding::{EmbeddingError, SentenceEncoder};
 use crate::knowledge::{GraphError, KnowledgeGraph};
+use crate::llm::{LlmClient, LlmError};
 use crate::longterm::{Embedder, LongTermMemory, MemoryError, Module};
 use crate::perception::{Detector, DetectorError, runtime};
-use crate::policy::{LlmClient, LlmError};
 use crate::tasks::{TaskError, TaskList};
 
 #[derive(Debug, thiserror::Error)]

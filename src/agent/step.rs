@@ -9,8 +9,9 @@ use std::time::Instant;
 use image::RgbImage;
 
 use super::decide::{self, Asker, DecideError, Observation, Policy};
-use super::long_term::{LongTerm, revise};
-use super::pipeline::{self, Decision, Parts, Seen, ms_since};
+use super::memory_step::{LongTerm, revise};
+use super::pipeline::{self, Decision, Parts, ms_since};
+use super::see::{self, Seen};
 use super::session::{StageMs, StepRecord};
 use super::success::SuccessCheck;
 use crate::longterm::Query;
@@ -132,11 +133,6 @@ impl<'a> Agent<'a> {
         }
     }
 
-    /// The policy's name, as a session records it.
-    pub fn policy_name(&self) -> &'static str {
-        self.policy.name()
-    }
-
     /// The detector (the bench times its bare run between steps).
     pub fn detector(&mut self) -> &mut Detector {
         self.detector
@@ -169,7 +165,7 @@ impl<'a> Agent<'a> {
         } = self;
         let parts = *parts;
         let mut stage_ms = StageMs::default();
-        let seen = pipeline::see(parts, detector, success, gui_scale, frame)?;
+        let seen = see::see(parts, detector, success, gui_scale, frame)?;
         stage_ms.detect = seen.detect_ms;
         [stage_ms.letterbox, stage_ms.inference, stage_ms.decode] = seen.detector_ms;
         stage_ms.graph = seen.graph_ms;

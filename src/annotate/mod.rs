@@ -6,11 +6,10 @@
 //! frames (dHash Hamming distance), groups frames into scenes for `dataset split`, and never
 //! overwrites a label a person corrected unless asked to.
 
-pub mod hash;
+mod frame_sources;
+mod hash;
 pub mod import;
-pub mod labelme;
-pub mod manifest;
-pub mod source;
+mod labelme;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -19,13 +18,15 @@ use image::RgbImage;
 use indicatif::ProgressBar;
 use serde::Serialize;
 
+use crate::dataset::manifest::{
+    self, FrameRecord, Manifest, ManifestError, ManifestWriter, Record,
+};
 use crate::dataset::writer::{self, ImageData, WriteError, YoloWriter, format_labels};
 use crate::dataset::yolo::DatasetError;
 use crate::perception::{DetectOptions, Detection, Detector};
+pub use frame_sources::VideoSampling;
 use hash::DHash;
 use labelme::{Annotation, LabelMeError, Rectangle};
-use manifest::{FrameRecord, Manifest, ManifestError, ManifestWriter, Record};
-pub use source::VideoSampling;
 
 #[derive(Debug, thiserror::Error)]
 pub enum AnnotateError {
@@ -150,7 +151,7 @@ pub fn annotate(
     let start = Instant::now();
     let classes = labeller.classes().to_vec();
     // The source first: a wrong SOURCE leaves no dataset folder behind.
-    let src = source::open(source, &opts.sampling, &dataset.join(".annotate-cache"))?;
+    let src = frame_sources::open(source, &opts.sampling, &dataset.join(".annotate-cache"))?;
     let writer = YoloWriter::create_with_header(dataset, &classes, HEADER)?;
     let manifest = Manifest::load(dataset)?;
     let mut out = ManifestWriter::open(dataset)?;
@@ -239,7 +240,7 @@ impl Run<'_> {
     /// again (`--relabel`); its hash and scene carry on. `false` for a frame never seen.
     fn seen_before(
         &mut self,
-        frame: &source::SourceFrame,
+        frame: &frame_sources::SourceFrame,
         relabel: bool,
     ) -> Result<bool, AnnotateError> {
         if let Some(rec) = self.manifest.frames.get(&frame.key).cloned() {
@@ -302,7 +303,11 @@ impl Run<'_> {
 
     /// A new frame: skipped as a near-duplicate of a kept one, or as someone else's labels
     /// under its name; else copied into the dataset and labelled. True when written.
-    fn add(&mut self, frame: &source::SourceFrame, source: &str) -> Result<bool, AnnotateError> {
+    fn add(
+        &mut self,
+        frame: &frame_sources::SourceFrame,
+        source: &str,
+    ) -> Result<bool, AnnotateError> {
         let bytes = std::fs::read(&frame.path).map_err(|source| AnnotateError::Io {
             path: frame.path.clone(),
             source,

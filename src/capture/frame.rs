@@ -2,22 +2,9 @@
 
 use image::RgbImage;
 
+pub use super::error::CaptureError;
 use super::window::{Transport, WindowCapture};
-use super::windows::{WindowError, WindowInfo};
-
-#[derive(Debug, thiserror::Error)]
-pub enum CaptureError {
-    #[error(transparent)]
-    Window(#[from] WindowError),
-    #[error("the game window (id {0}) is gone")]
-    Gone(u32),
-    #[error("cannot capture window \"{title}\": {reason}")]
-    Capture { title: String, reason: String },
-    #[error("cannot connect to the X server: {0}")]
-    NoConnection(String),
-    #[error("cannot read the recorded frame {path}: {reason}")]
-    Frame { path: String, reason: String },
-}
+use super::windows::WindowInfo;
 
 /// Captures the window with X id `id` (its client area) as RGB, once. A loop keeps a
 /// [`WindowCapture`] instead: one connection and one shared buffer for every frame.

@@ -8,7 +8,7 @@
 use image::RgbImage;
 use serde::{Deserialize, Serialize};
 
-use super::frame::CaptureError;
+use super::error::CaptureError;
 use super::windows::{self, WindowInfo};
 use super::x11::X11Capture;
 

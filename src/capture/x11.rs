@@ -20,7 +20,7 @@ use x11rb::protocol::xproto::{
 use x11rb::rust_connection::RustConnection;
 use x11rb::wrapper::ConnectionExt as _;
 
-use super::frame::CaptureError;
+use super::error::CaptureError;
 use super::windows::WindowInfo;
 
 /// One window's pixels and pose, frame after frame, over one X connection.

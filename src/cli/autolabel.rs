@@ -1,5 +1,5 @@
 //! `vistawise annotate --auto GAME -o DATASET`: frames labelled by the running game itself (see
-//! `vistawise::game::autolabel`). The game must be running with its ground truth: Minetest
+//! `vistawise::testworld::autolabel`). The game must be running with its ground truth: Minetest
 //! with the probe mod (`tests/minetest/gameenv.sh start`), or the Minecraft client with its test
 //! server (`tests/mcweb/mcweb.sh start`, `--auto minecraft-web`).
 
@@ -9,20 +9,17 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use image::RgbImage;
-use vistawise::capture::window::WindowCapture;
+use vistawise::capture::desktop_window::DesktopWindow;
 use vistawise::capture::windows;
 use vistawise::dataset::writer::{ImageData, YoloWriter, write_atomic};
 use vistawise::game::GameProfile;
-use vistawise::game::autolabel::{
-    self, AutoLabelConfig, AutoLabelError, GameWindow, LabelGame, LabeledFrame, PitConfig,
-    label_boxes, label_frame,
+use vistawise::skills::WindowRect;
+use vistawise::testworld::autolabel::{
+    self, AutoLabelConfig, AutoLabelError, LabelGame, LabeledFrame, PitConfig, label_boxes,
+    label_frame,
 };
-use vistawise::game::mcweb::McwebServer;
-use vistawise::game::minetest::Probe;
-use vistawise::skills::expand::InputEvent;
-use vistawise::skills::input::InputBackend;
-use vistawise::skills::{EnigoBackend, WindowRect};
+use vistawise::testworld::mcweb::McwebServer;
+use vistawise::testworld::minetest::Probe;
 
 use super::AppContext;
 
@@ -55,8 +52,7 @@ pub struct AutoArgs {
 fn load_rules(root: &Path, game: &str, args: &AutoArgs) -> Result<(AutoLabelConfig, GameProfile)> {
     let profile = GameProfile::load(root, game)
         .with_context(|| format!("cannot load game profile \"{game}\""))?;
-    let config = profile
-        .autolabel(args.label_set.as_deref())
+    let config = AutoLabelConfig::from_profile(&profile.file, args.label_set.as_deref())
         .with_context(|| format!("cannot auto-label game \"{game}\""))?;
     Ok((config, profile))
 }
@@ -143,37 +139,6 @@ pub fn default_probe_dir() -> PathBuf {
     game_dir.join("world/agent_probe")
 }
 
-/// The game window through the real desktop: X screenshots, enigo key taps.
-pub(super) struct DesktopWindow {
-    capture: WindowCapture,
-    input: EnigoBackend,
-    profile: GameProfile,
-}
-
-impl GameWindow for DesktopWindow {
-    fn capture(&mut self) -> Result<RgbImage, AutoLabelError> {
-        self.capture
-            .grab()
-            .map(|(img, _)| img)
-            .map_err(|e| AutoLabelError::Capture(e.to_string()))
-    }
-
-    fn tap(&mut self, action: &str) -> Result<(), AutoLabelError> {
-        let key = self
-            .profile
-            .keys
-            .resolve(action)
-            .map_err(AutoLabelError::Input)?;
-        for e in [InputEvent::KeyDown { key }, InputEvent::KeyUp { key }] {
-            self.input
-                .send(&e)
-                .map_err(|e| AutoLabelError::Input(e.to_string()))?;
-            std::thread::sleep(std::time::Duration::from_millis(60));
-        }
-        Ok(())
-    }
-}
-
 /// The running game's window, found by `game.window_title`.
 pub(super) fn find_game_window(ctx: &AppContext) -> Result<windows::WindowInfo> {
     let all =
@@ -182,28 +147,19 @@ pub(super) fn find_game_window(ctx: &AppContext) -> Result<windows::WindowInfo> 
         .context("the game window (set game.window_title, or use --game)")
 }
 
-impl DesktopWindow {
-    /// The running game's window (found by `game.window_title`) and its rectangle.
-    pub(super) fn open(ctx: &AppContext, profile: GameProfile) -> Result<(Self, WindowRect)> {
-        let found = find_game_window(ctx)?;
-        let rect = WindowRect {
-            x: found.x,
-            y: found.y,
-            w: found.width,
-            h: found.height,
-        };
-        let input = EnigoBackend::for_camera(rect, &profile.camera)?;
-        let capture = WindowCapture::open(found.id, ctx.config().game.capture)
-            .context("cannot capture the game window")?;
-        Ok((
-            DesktopWindow {
-                capture,
-                input,
-                profile,
-            },
-            rect,
-        ))
-    }
+/// The running game's window (found by `game.window_title`) and its rectangle.
+pub(super) fn open_desktop_window(
+    ctx: &AppContext,
+    profile: &GameProfile,
+) -> Result<(DesktopWindow, WindowRect)> {
+    let found = find_game_window(ctx)?;
+    DesktopWindow::open(
+        &found,
+        ctx.config().game.capture,
+        profile.keys.clone(),
+        &profile.camera,
+    )
+    .context("cannot open the game window")
 }
 
 /// The command port of the Minecraft client's test server that tests/mcweb/mcweb.sh started.
@@ -272,7 +228,7 @@ pub fn run(
     let (config, profile) = load_rules(ctx.root(), game, args)?;
     let mut game_truth = open_game(game, args)?;
     let gui = profile.gui.clone();
-    let (mut window, rect) = DesktopWindow::open(ctx, profile)?;
+    let (mut window, rect) = open_desktop_window(ctx, &profile)?;
     let layout = autolabel::layout_for(&gui, rect.w, rect.h);
     let writer = YoloWriter::create_with_header(
         out,

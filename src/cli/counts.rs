@@ -14,16 +14,17 @@ use serde_json::json;
 use vistawise::capture::frame;
 use vistawise::config::GuiScale;
 use vistawise::game::GameProfile;
-use vistawise::game::autolabel::{GameWindow, layout_for};
-use vistawise::game::minetest::Probe;
 use vistawise::perception::CountStyle;
 use vistawise::perception::ascii_font::AsciiFont;
 use vistawise::perception::stack_count::{self, Glyph};
 use vistawise::skills::gui::GuiLayout;
 use vistawise::skills::gui_scale::GuiScaleTracker;
+use vistawise::testworld::autolabel::{GameWindow, layout_for};
+use vistawise::testworld::minetest::Probe;
 
 use super::AppContext;
-use super::autolabel::{DesktopWindow, default_probe_dir, find_game_window};
+use super::autolabel::{default_probe_dir, find_game_window, open_desktop_window};
+use vistawise::capture::desktop_window::DesktopWindow;
 
 #[derive(Subcommand, Debug)]
 pub enum CountsCommand {
@@ -229,7 +230,7 @@ fn probe_shots(
 ) -> Result<Vec<Shot>> {
     let gui = profile.gui.clone();
     let mut probe = Probe::open(&probe.unwrap_or_else(default_probe_dir))?;
-    let (mut window, rect) = DesktopWindow::open(ctx, profile)?;
+    let (mut window, rect) = open_desktop_window(ctx, &profile)?;
     let layout = layout_for(&gui, rect.w, rect.h);
     let settle = Duration::from_millis(settle_ms);
     let mut shots = Vec::new();
@@ -310,8 +311,8 @@ fn mcweb_shots(
     settle_ms: u64,
 ) -> Result<Vec<Shot>> {
     let gui = profile.gui.clone();
-    let server = vistawise::game::mcweb::McwebServer::connect(address)?;
-    let (mut window, rect) = DesktopWindow::open(ctx, profile)?;
+    let server = vistawise::testworld::mcweb::McwebServer::connect(address)?;
+    let (mut window, rect) = open_desktop_window(ctx, &profile)?;
     let layout = gui.layout(rect.w, rect.h, ctx.config().game.gui_scale);
     let settle = Duration::from_millis(settle_ms);
     let mut shots = Vec::new();

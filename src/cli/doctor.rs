@@ -9,8 +9,8 @@ use vistawise::capture::frame;
 use vistawise::capture::windows::{self, WindowError, WindowInfo};
 use vistawise::config::{Config, GuiScale, Origin, Override};
 use vistawise::game::GameProfile;
+use vistawise::llm::{LlmClient, LlmError};
 use vistawise::perception::{Detector, DetectorError, runtime};
-use vistawise::policy::llm_client::{LlmClient, LlmError};
 use vistawise::skills::gui_scale;
 
 use super::AppContext;

@@ -287,7 +287,7 @@ fn error_collector(
     args: &EvalArgs,
     conf: f32,
     names: &[String],
-) -> Result<Option<vistawise::eval::report::ErrorCollector>> {
+) -> Result<Option<vistawise::eval::error_report::ErrorCollector>> {
     let error_classes = args
         .errors_class
         .iter()
@@ -302,7 +302,7 @@ fn error_collector(
     };
     std::fs::create_dir_all(dir)
         .with_context(|| format!("cannot create the errors folder {}", dir.display()))?;
-    Ok(Some(vistawise::eval::report::ErrorCollector::new(
+    Ok(Some(vistawise::eval::error_report::ErrorCollector::new(
         conf,
         names,
         &error_classes,
@@ -314,10 +314,10 @@ fn error_collector(
 fn write_errors(
     args: &EvalArgs,
     dir: &std::path::Path,
-    errors: vistawise::eval::report::ErrorCollector,
+    errors: vistawise::eval::error_report::ErrorCollector,
     conf: f32,
 ) -> Result<()> {
-    let source = vistawise::eval::report::Source {
+    let source = vistawise::eval::error_report::Source {
         model: &args.model,
         dataset: &args.dataset,
         split: &args.split,

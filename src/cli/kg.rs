@@ -271,7 +271,7 @@ fn pool(ctx: &AppContext, args: &PoolArgs) -> Result<ExitCode> {
         args.strategy.into(),
     );
     if args.dot {
-        print!("{}", knowledge::text::to_dot(&kg, &pooled, &visual));
+        print!("{}", knowledge::to_dot(&kg, &pooled, &visual));
         return Ok(ExitCode::SUCCESS);
     }
     let text = knowledge::textualize(&kg, &pooled, &visual, &screen);

@@ -9,11 +9,11 @@ use clap::{Args, Subcommand};
 use vistawise::agent::pipeline;
 use vistawise::agent::play::LongTerm;
 use vistawise::config::MemoryConfig;
+use vistawise::llm::{ChatOptions, LlmClient};
 use vistawise::longterm::{
     self, BagOfWords, Db, Embedder, Entry, LongTermMemory, Module, exemplars, howto, scripted,
 };
 use vistawise::perception::{Perception, runtime};
-use vistawise::policy::{ChatOptions, LlmClient};
 
 use super::AppContext;
 use super::kg::{GraphArgs, read_perception};
@@ -289,7 +289,7 @@ fn explore(ctx: &AppContext, args: &ExploreArgs) -> Result<ExitCode> {
         temperature: config.llm.temperature,
         ..ChatOptions::default()
     };
-    let messages = [vistawise::policy::ChatMessage::user(prompt)];
+    let messages = [vistawise::llm::ChatMessage::user(prompt)];
     let answer = block_on(ctx, client.chat(&messages, &options))??
         .response
         .text();
@@ -357,7 +357,7 @@ fn tokens(
                 None,
                 &parts.task.description,
             );
-            for s in vistawise::agent::scripted::run_episode(parts, &mut long_term, ep, &rt) {
+            for s in vistawise::agent::scripted_run::run_episode(parts, &mut long_term, ep, &rt) {
                 rows.push(format!("{} {} step {}", ep_no + 1, ep.task_id, s.step));
                 col.push(s.prompt_tokens);
                 if show_prompts && *name == "all" {

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use vistawise::agent::decide::Policy;
+use vistawise::agent::decide::{self, LlmOptions, Policy, PolicyChoice};
 use vistawise::agent::pipeline::Parts;
 use vistawise::agent::play::{self, PlayOptions, Status};
 use vistawise::agent::session::Recorder;
@@ -14,8 +14,6 @@ use vistawise::capture::source::{FrameSource, RecordedFrames};
 use vistawise::capture::window::WindowCapture;
 use vistawise::capture::windows;
 use vistawise::config::Config;
-use vistawise::policy::subgoal::SubgoalPolicy;
-use vistawise::policy::{LlmClient, LlmPolicy, PriceTable};
 use vistawise::skills::{StopFlag, emergency};
 
 use super::AppContext;
@@ -165,32 +163,16 @@ fn create_recorder(args: &PlayArgs, parts: &Parts, policy: &str) -> Result<Recor
 /// The policy `--policy` names. An LLM-backed one needs a price for its model while a cost cap
 /// is set: without one the cap could not work.
 fn build_policy(args: &PlayArgs, parts: &Parts) -> Result<Box<dyn Policy>> {
-    let config = &parts.config;
-    if args.policy == PolicyArg::Planner {
-        return Ok(Box::new(parts.planner()?));
-    }
-    let mut client = LlmClient::new(&config.llm)?;
-    if let Some(dir) = &args.record_llm {
-        client = client.record_to(dir)?;
-    }
-    let prices = PriceTable::load(&config.llm.prices)?;
-    let max_cost = args.max_cost.unwrap_or(config.safety.max_cost_usd);
-    if prices.find(&config.llm.model).is_none() && max_cost > 0.0 {
-        bail!(
-            "model \"{}\" has no price in {}, so the cost cap cannot work: add it, or pass --max-cost 0 to play without a cap",
-            config.llm.model,
-            config.llm.prices.display()
-        );
-    }
-    let llm = LlmPolicy::new(client, prices, &config.llm);
-    Ok(match args.policy {
-        PolicyArg::Subgoal => Box::new(SubgoalPolicy::new(
-            llm,
-            parts.planner()?,
-            config.llm.subgoal_max_steps,
-        )),
-        _ => Box::new(llm),
-    })
+    let choice = match args.policy {
+        PolicyArg::Planner => PolicyChoice::Planner,
+        PolicyArg::Llm => PolicyChoice::Llm,
+        PolicyArg::Subgoal => PolicyChoice::Subgoal,
+    };
+    let llm = LlmOptions {
+        record_to: args.record_llm.clone(),
+        cost_cap_usd: args.max_cost.unwrap_or(parts.config.safety.max_cost_usd),
+    };
+    Ok(decide::build_policy(choice, parts, &llm, None)?)
 }
 
 /// The frames to play on, and their name for the start line: the game window, or with

@@ -11,7 +11,7 @@ use vistawise::agent::pipeline::{self, Parts};
 use vistawise::game::GameProfile;
 use vistawise::perception::Perception;
 use vistawise::policy::constrain;
-use vistawise::policy::{LlmClient, LlmPolicy, MemoryStack, PriceTable};
+use vistawise::policy::{LlmPolicy, MemoryStack};
 
 use super::AppContext;
 use super::kg::{GraphArgs, read_perception};
@@ -130,12 +130,7 @@ fn prompt_cmd(ctx: &AppContext, args: &StepArgs, ask: bool) -> Result<ExitCode> 
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let prices = PriceTable::load(&config.llm.prices)?;
-    let mut client = LlmClient::new(&config.llm)?;
-    if let Some(dir) = &args.record_llm {
-        client = client.record_to(dir)?;
-    }
-    let policy = LlmPolicy::new(client, prices, &config.llm);
+    let policy = LlmPolicy::from_config(&config.llm, args.record_llm.as_deref(), 0.0)?;
     let layout = pipeline::layout(&parts, &perception);
     let expand_ctx =
         pipeline::expand_context(&parts, &layout, perception.frame_w, perception.frame_h);

@@ -8,9 +8,9 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use vistawise::agent::policy_eval::{self, CaseFile, CaseResult, Score};
+use vistawise::agent::decision_bench::{self, CaseFile, CaseResult, Score};
 use vistawise::agent::session::Session;
-use vistawise::policy::{LlmClient, LlmPolicy, PriceTable};
+use vistawise::policy::LlmPolicy;
 
 use super::AppContext;
 use super::kg::GraphArgs;
@@ -139,7 +139,7 @@ impl ResultSink {
         Ok(ResultSink { out })
     }
 
-    fn write(&mut self, r: &CaseResult) -> Result<(), policy_eval::EvalError> {
+    fn write(&mut self, r: &CaseResult) -> Result<(), decision_bench::EvalError> {
         let Some((path, out)) = self.out.as_mut() else {
             return Ok(());
         };
@@ -147,7 +147,7 @@ impl ResultSink {
             .map_err(std::io::Error::other)
             .and_then(|line| writeln!(out, "{line}"))
             .and_then(|()| out.flush());
-        written.map_err(|e| policy_eval::EvalError::Write {
+        written.map_err(|e| decision_bench::EvalError::Write {
             path: path.clone(),
             reason: e.to_string(),
         })
@@ -170,14 +170,14 @@ pub fn eval(ctx: &AppContext, args: &EvalArgs) -> Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| llm.prompt_template.clone());
     let template = vistawise::policy::PromptTemplate::load(&template_path)?;
-    let policy = LlmPolicy::new(LlmClient::new(llm)?, PriceTable::load(&llm.prices)?, llm);
+    let policy = LlmPolicy::from_config(llm, None, 0.0)?;
     let mut all: Vec<CaseResult> = Vec::new();
     let mut per_file: Vec<(String, Score)> = Vec::new();
     for file in &files {
         let mut parts = super::setup::load_parts(ctx, &args.graph, &file.header.task)?;
         parts.config.llm.prompt_template = template_path.clone();
         parts.template = template.clone();
-        let results = policy_eval::run_file(&parts, &policy, file, &runtime, &mut |r| {
+        let results = decision_bench::run_file(&parts, &policy, file, &runtime, &mut |r| {
             sink.write(r)?;
             bar.inc(1);
             bar.set_message(format!(

@@ -7,13 +7,12 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
-use vistawise::agent::decide::{Policy, Recorded};
+use vistawise::agent::decide::{self, LlmOptions, Policy, PolicyChoice};
 use vistawise::agent::pipeline::Parts;
 use vistawise::agent::replay::{self, StepDiff};
 use vistawise::agent::session::Session;
+use vistawise::llm::usage_summary::{Spent, UsageSummary};
 use vistawise::perception::Detector;
-use vistawise::policy::usage_summary::{Spent, UsageSummary};
-use vistawise::policy::{LlmClient, LlmPolicy, PriceTable};
 
 use super::AppContext;
 use super::kg::GraphArgs;
@@ -87,15 +86,17 @@ fn replay_policy<'s>(
     parts: &Parts,
     session: &'s Session,
 ) -> Result<Box<dyn Policy + 's>> {
-    Ok(match choice {
-        ReplayPolicyArg::Recorded => Box::new(Recorded { session }),
-        ReplayPolicyArg::Planner => Box::new(parts.planner()?),
-        ReplayPolicyArg::Llm => {
-            let client = LlmClient::new(&parts.config.llm)?;
-            let prices = PriceTable::load(&parts.config.llm.prices)?;
-            Box::new(LlmPolicy::new(client, prices, &parts.config.llm))
-        }
-    })
+    let choice = match choice {
+        ReplayPolicyArg::Recorded => PolicyChoice::Recorded,
+        ReplayPolicyArg::Planner => PolicyChoice::Planner,
+        ReplayPolicyArg::Llm => PolicyChoice::Llm,
+    };
+    Ok(decide::build_policy(
+        choice,
+        parts,
+        &LlmOptions::default(),
+        Some(session),
+    )?)
 }
 
 /// What the replayed LLM spent, over the steps it was asked (a step the success check decided

@@ -5,8 +5,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use vistawise::agent::report;
 use vistawise::agent::session::Session;
+use vistawise::agent::session_report;
 
 #[derive(Args)]
 pub struct ReportArgs {
@@ -20,7 +20,7 @@ pub struct ReportArgs {
 pub fn run(args: &ReportArgs) -> Result<ExitCode> {
     let session = Session::load(&args.session)
         .with_context(|| format!("cannot read session {}", args.session.display()))?;
-    let html = report::render(&session)?;
+    let html = session_report::render(&session)?;
     vistawise::atomic_file::write(&args.output, html.as_bytes())
         .with_context(|| format!("cannot write {}", args.output.display()))?;
     println!("{} steps -> {}", session.steps.len(), args.output.display());

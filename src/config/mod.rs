@@ -9,6 +9,11 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+pub(crate) mod validate;
+
+use crate::profile_file::ProfileFile;
+use crate::toml_lines::DataFileError;
+
 // Each section belongs to the subsystem it configures; they are gathered here, where the layers
 // are merged and checked.
 pub use crate::agent::settings::{SafetyConfig, SessionConfig};
@@ -112,6 +117,24 @@ pub enum ConfigError {
     },
 }
 
+impl ConfigError {
+    /// A data file's error as the config's: unreadable or wrong at a line.
+    fn from_data_file(e: DataFileError) -> Self {
+        match e {
+            DataFileError::Io { path, source } => ConfigError::Read { path, source },
+            DataFileError::Invalid {
+                path,
+                line,
+                message,
+            } => ConfigError::Parse {
+                path,
+                line: Some(line),
+                message,
+            },
+        }
+    }
+}
+
 /// One key override from the environment or the command line.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Override {
@@ -162,15 +185,6 @@ impl Override {
 pub struct LoadedConfig {
     pub config: Config,
     pub origins: BTreeMap<String, Origin>,
-}
-
-/// `Ok` when `ok`, else the key and why.
-pub(crate) fn check(ok: bool, key: &str, reason: &str) -> Result<(), (String, String)> {
-    if ok {
-        Ok(())
-    } else {
-        Err((key.to_string(), reason.to_string()))
-    }
 }
 
 impl Config {
@@ -289,27 +303,19 @@ impl Config {
 /// needs (its window title, detector, reach thresholds), as overrides that name their line, plus
 /// `game.profile` itself. `vistawise --game GAME` lays them over the config file.
 pub fn game_settings(path: &Path, game: &str) -> Result<Vec<Override>, ConfigError> {
-    let file = crate::game::ProfileFile::read(path).map_err(|e| match e {
-        crate::toml_lines::DataFileError::Io { path, source } => ConfigError::Read { path, source },
-        crate::toml_lines::DataFileError::Invalid {
-            path,
-            line,
-            message,
-        } => ConfigError::Parse {
-            path,
-            line: Some(line),
-            message,
-        },
-    })?;
+    let file = ProfileFile::read(path).map_err(ConfigError::from_data_file)?;
     let mut out = vec![Override {
         key: "game.profile".into(),
         value: game.to_string(),
         origin: Origin::Flag(format!("--game {game}")),
     }];
-    let Some(settings) = &file.sections.settings else {
+    let Some(settings) = file
+        .section::<toml::Table>("settings")
+        .map_err(ConfigError::from_data_file)?
+    else {
         return Ok(out);
     };
-    for (key, value) in settings {
+    for (key, value) in &settings {
         let line = file
             .text
             .find(&format!("\"{key}\""))

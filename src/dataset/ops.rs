@@ -165,15 +165,13 @@ pub fn name_source(name: &str) -> String {
 
 /// Name -> (source, scene group) from `annotate.jsonl`, when the dataset has one.
 fn manifest_groups(root: &Path) -> Result<HashMap<String, (String, String)>, OpsError> {
-    let path = root.join(crate::annotate::manifest::FILE_NAME);
+    let path = root.join(super::manifest::FILE_NAME);
     if !path.is_file() {
         return Ok(HashMap::new());
     }
-    let m = crate::annotate::manifest::Manifest::load(root).map_err(|e| match e {
-        crate::annotate::manifest::ManifestError::Io { path, source } => {
-            OpsError::Io { path, source }
-        }
-        crate::annotate::manifest::ManifestError::Line { path, line, reason } => {
+    let m = super::manifest::Manifest::load(root).map_err(|e| match e {
+        super::manifest::ManifestError::Io { path, source } => OpsError::Io { path, source },
+        super::manifest::ManifestError::Line { path, line, reason } => {
             OpsError::Manifest { path, line, reason }
         }
     })?;
@@ -424,7 +422,7 @@ pub fn merge(
         renamed: 0,
     };
     for (c, map) in contents.iter().zip(&remap) {
-        let prefix = crate::annotate::source::sanitize(&stem(&c.root));
+        let prefix = super::writer::sanitize(&stem(&c.root));
         for (_, s) in &c.samples {
             let boxes: Vec<LabelBox> = read_labels(&s.label, c.names.len())?
                 .into_iter()

@@ -255,6 +255,22 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
     crate::atomic_file::write(path, bytes).map_err(io)
 }
 
+/// Letters, digits, `-`, `_` and `.` kept; anything else becomes `_`.
+pub fn sanitize(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let s = s.trim_start_matches('.').to_string();
+    if s.is_empty() { "source".into() } else { s }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,9 +1,9 @@
 //! Text embeddings (all-MiniLM-L6-v2 through ONNX Runtime): the knowledge graph's similarity
 //! baseline uses them, and the long-term memories will.
 
-pub mod minilm;
+mod minilm;
 pub mod settings;
-pub mod wordpiece;
+mod wordpiece;
 
 pub use minilm::{EmbeddingError, SentenceEncoder, cosine};
 pub use wordpiece::{Encoding, WordPiece};

@@ -11,39 +11,11 @@
 //! Resampling reuses each prediction's true-positive flags: matching is within an image, so a
 //! copy of an image matches exactly as the original did.
 
-use serde::Serialize;
-
+pub use super::intervals::{Bootstrap, ClassIntervals, Interval};
 use super::metrics::{Evaluator, Record, class_aps};
 
 /// The interval's coverage: 95%.
 pub const LEVEL: f64 = 0.95;
-
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Interval {
-    pub low: f64,
-    pub high: f64,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ClassIntervals {
-    pub class_id: usize,
-    pub ap50: Interval,
-    pub ap50_95: Interval,
-    /// Resamples that held a truth of this class (the others give it no AP).
-    pub resamples: usize,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Bootstrap {
-    pub resamples: usize,
-    pub seed: u64,
-    pub level: f64,
-    /// Of the mean over the classes each resample holds.
-    pub map50: Interval,
-    pub map50_95: Interval,
-    /// Classes with a truth in the evaluated images, by class id.
-    pub classes: Vec<ClassIntervals>,
-}
 
 /// Intervals from `resamples` resamples drawn from `seed` (the same seed, the same intervals);
 /// `on_resample` is called after each. None when no image was evaluated or `resamples` is 0.

@@ -102,7 +102,7 @@ pub struct EvalReport {
     pub class_names: Vec<String>,
     /// Confidence intervals of the APs, when asked for ([`super::bootstrap`]).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub bootstrap: Option<super::bootstrap::Bootstrap>,
+    pub bootstrap: Option<super::intervals::Bootstrap>,
 }
 
 impl Evaluator {

@@ -3,6 +3,7 @@
 //! each image's false positives and misses, by kind ([`errors`]), written out as a file and contact sheets ([`report`]). `vistawise eval` reports them.
 
 pub mod bootstrap;
-pub mod errors;
+pub mod error_report;
+mod errors;
+mod intervals;
 pub mod metrics;
-pub mod report;

@@ -1,17 +1,10 @@
-//! A game: its profile (`config/games/<game>.toml` read once into typed sections, plus its
-//! skills), and the ground truth of the two test worlds, Minetest's probe mod ([`minetest`]) and
-//! the Minecraft client's test server ([`mcweb`]), behind one interface ([`LabelGame`]) that the
-//! auto-labeller ([`autolabel`]) and the closed-loop tools use alike. The agent itself never
-//! reads the ground truth: it plays through the window.
+//! A game: its profile, `config/games/<game>.toml` read once and checked, with its skills. Each
+//! section is typed by the subsystem that uses it; this module puts them together and checks
+//! them against each other (a `[success]` skill exists, keys are real keys...).
 
-pub mod autolabel;
-pub mod camera;
-pub mod file;
-pub mod mcweb;
-pub mod minetest;
-pub mod profile;
+mod profile;
 pub mod settings;
+mod success_rule;
 
-pub use autolabel::LabelGame;
-pub use file::{ProfileFile, Sections};
 pub use profile::{GameProfile, ProfileError};
+pub use success_rule::SuccessRule;

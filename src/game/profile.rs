@@ -5,12 +5,11 @@
 
 use std::path::{Path, PathBuf};
 
-use super::autolabel::AutoLabelConfig;
-use super::file::ProfileFile;
-use crate::agent::success::SuccessRule;
+use super::success_rule::SuccessRule;
 use crate::knowledge::KnowledgeGraph;
 use crate::perception::CountStyle;
 use crate::policy::planner::PlannerConfig;
+use crate::profile_file::ProfileFile;
 use crate::skills::expand::{Camera, ExpandContext, SlotGeometry};
 use crate::skills::gui::GuiGeometry;
 use crate::skills::keys::{Key, KeyMap};
@@ -26,7 +25,8 @@ pub enum ProfileError {
 }
 
 /// One game's profile: controls and skills for skill expansion, and the file itself, whose other
-/// sections ([planner], [autolabel], [settings]) are handed out by the methods below.
+/// sections are read by their users ([planner] through [`GameProfile::planner`], [autolabel] by
+/// the labeller, [settings] by the config).
 #[derive(Debug, Clone)]
 pub struct GameProfile {
     pub name: String,
@@ -98,10 +98,16 @@ impl GameProfile {
     ) -> Result<Self, ProfileError> {
         let file = ProfileFile::read(controls_file)?;
         let gui = GuiGeometry::from_profile(&file)?;
-        let s = &file.sections;
-        check_camera(&s.camera).map_err(|m| file.error(file.header_line("[camera]"), m))?;
+        let keys: KeyMap = file.required("keys")?;
+        let camera: Camera = file.required("camera")?;
+        let counts: Option<CountStyle> = file.section("counts")?;
+        let success: Option<SuccessRule> = file.section("success")?;
+        // Read now so that a wrong value in [planner] is an error of every command, as the
+        // others are; it is checked against the graph where the planner is built.
+        file.section::<PlannerConfig>("planner")?;
+        check_camera(&camera).map_err(|m| file.error(file.header_line("[camera]"), m))?;
         // A bad binding is reported where it is written, not at the first skill that uses it.
-        for (action, bound) in &s.keys.0 {
+        for (action, bound) in &keys.0 {
             if Key::parse(bound).is_none() {
                 return Err(file
                     .error(
@@ -111,30 +117,27 @@ impl GameProfile {
                     .into());
             }
         }
-        if let Some(counts) = &s.counts {
+        if let Some(counts) = &counts {
             counts
                 .check()
                 .map_err(|e| file.error(file.header_line("[counts]"), format!("[counts]: {e}")))?;
         }
-        if s.autolabel.is_some() {
-            AutoLabelConfig::from_profile(&file, None)?;
-        }
-        let mut skills = SkillLibrary::load(&skills_dirs[0], &s.keys, &gui)?;
+        let mut skills = SkillLibrary::load(&skills_dirs[0], &keys, &gui)?;
         for dir in &skills_dirs[1..] {
-            skills.overlay(SkillLibrary::load(dir, &s.keys, &gui)?);
+            skills.overlay(SkillLibrary::load(dir, &keys, &gui)?);
         }
-        if let Some(rule) = &s.success {
+        if let Some(rule) = &success {
             check_success(rule, &skills, &gui)
                 .map_err(|m| file.error(file.header_line("[success]"), m))?;
         }
         Ok(GameProfile {
             name: name.to_string(),
             gui,
-            keys: s.keys.clone(),
-            camera: s.camera,
+            keys,
+            camera,
             skills,
-            counts: s.counts.clone(),
-            success: s.success.clone(),
+            counts,
+            success,
             file,
         })
     }
@@ -143,12 +146,6 @@ impl GameProfile {
     /// profile's skills and screens.
     pub fn planner(&self, kg: &KnowledgeGraph) -> Result<PlannerConfig, DataFileError> {
         PlannerConfig::from_profile(&self.file, kg, &self.skills, &self.gui)
-    }
-
-    /// The profile's `[autolabel]`, in its own classes or (`label_set`) in those of one of its
-    /// `[autolabel.label_sets]`.
-    pub fn autolabel(&self, label_set: Option<&str>) -> Result<AutoLabelConfig, DataFileError> {
-        AutoLabelConfig::from_profile(&self.file, label_set)
     }
 }
 

@@ -3,13 +3,13 @@
 
 pub mod embed;
 pub mod evaluate;
-pub mod graph;
+mod graph;
 pub mod pool;
 pub mod settings;
 pub mod similarity;
-pub mod text;
+mod text;
 
 pub use embed::{VisualState, embed};
 pub use graph::{GraphError, KnowledgeGraph, Relation};
 pub use pool::{PathLimits, PathReport, Strategy, Subgraph, pool};
-pub use text::{PooledText, ScreenText, SlotLabel, textualize};
+pub use text::{PooledText, ScreenText, SlotLabel, textualize, to_dot};

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::Query;
 use super::experience::Experience;
 use super::plans::EpisodicPlan;
-use super::text;
+use super::text_helpers;
 use crate::knowledge::{KnowledgeGraph, Relation};
 use crate::skills::ActResult;
 
@@ -174,7 +174,7 @@ impl Tracker {
         if let Some(p) = self.pending.take() {
             let gained: Vec<&String> = q.inventory.difference(&p.before.inventory).collect();
             let (success, reason) = if !gained.is_empty() {
-                (true, format!("got {}", text::list_or_none(&gained)))
+                (true, format!("got {}", text_helpers::list_or_none(&gained)))
             } else if !p.result.ran() {
                 (false, p.result.to_string())
             } else if !yields_items(&p.plan) {

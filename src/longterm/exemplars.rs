@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::db::Db;
 use super::episode::Episode;
-use super::{Embedder, MemoryError, Query, cosine, text};
+use super::{Embedder, MemoryError, Query, cosine, text_helpers};
 use crate::config::MemoryConfig;
 use crate::knowledge::KnowledgeGraph;
 
@@ -68,11 +68,11 @@ fn seen_text(env: &[(String, bool)]) -> (String, String) {
         .collect();
     let far: BTreeSet<&str> = names.difference(&near).copied().collect();
     (
-        format!("in view: {}", text::list_or_none(&names)),
+        format!("in view: {}", text_helpers::list_or_none(&names)),
         format!(
             "within reach: {}; beyond reach: {}",
-            text::list_or_none(&near),
-            text::list_or_none(&far)
+            text_helpers::list_or_none(&near),
+            text_helpers::list_or_none(&far)
         ),
     )
 }
@@ -95,7 +95,7 @@ pub fn summarise(episode: &Episode, kg: &KnowledgeGraph) -> Exemplar {
         names.extend(s.inventory.iter().cloned());
         let gained: Vec<&String> = s.inventory.difference(&before).collect();
         if !gained.is_empty() {
-            transitions.push(format!("+{}", text::list_or_none(&gained)));
+            transitions.push(format!("+{}", text_helpers::list_or_none(&gained)));
         }
         before = s.inventory.clone();
         if let Some(a) = &s.action {
@@ -107,7 +107,7 @@ pub fn summarise(episode: &Episode, kg: &KnowledgeGraph) -> Exemplar {
     names.extend(episode.final_inventory.iter().cloned());
     let gained: Vec<&String> = episode.final_inventory.difference(&before).collect();
     if !gained.is_empty() {
-        transitions.push(format!("+{}", text::list_or_none(&gained)));
+        transitions.push(format!("+{}", text_helpers::list_or_none(&gained)));
     }
     let (structural, reach) = seen_text(&env);
     let tools: Vec<&String> = episode
@@ -121,19 +121,19 @@ pub fn summarise(episode: &Episode, kg: &KnowledgeGraph) -> Exemplar {
             structural,
             attribute: format!(
                 "{reach}; inventory at the start: {}; at the end: {}",
-                text::list_or_none(&start),
-                text::list_or_none(&episode.final_inventory)
+                text_helpers::list_or_none(&start),
+                text_helpers::list_or_none(&episode.final_inventory)
             ),
             procedural: format!(
                 "{} -> {}",
-                text::list_or_none(&start),
+                text_helpers::list_or_none(&start),
                 transitions.join(" -> ")
             ),
             functional: functional(kg, &names),
             interaction: format!(
                 "skills used: {}; tools and stations obtained: {}",
-                text::list_or_none(skills.iter().map(|(k, n)| format!("{k} x{n}"))),
-                text::list_or_none(&tools)
+                text_helpers::list_or_none(skills.iter().map(|(k, n)| format!("{k} x{n}"))),
+                text_helpers::list_or_none(&tools)
             ),
         },
         actions: episode
@@ -156,14 +156,20 @@ pub fn current(q: &Query, kg: &KnowledgeGraph) -> Csd {
         .collect();
     Csd {
         structural,
-        attribute: format!("{reach}; inventory: {}", text::list_or_none(&q.inventory)),
+        attribute: format!(
+            "{reach}; inventory: {}",
+            text_helpers::list_or_none(&q.inventory)
+        ),
         procedural: format!(
             "current inventory: {}; next: {}",
-            text::list_or_none(&q.inventory),
+            text_helpers::list_or_none(&q.inventory),
             q.subgoal.as_deref().unwrap_or("unknown")
         ),
         functional: functional(kg, &names),
-        interaction: format!("tools and stations at hand: {}", text::list_or_none(&tools)),
+        interaction: format!(
+            "tools and stations at hand: {}",
+            text_helpers::list_or_none(&tools)
+        ),
     }
 }
 
@@ -337,7 +343,7 @@ pub fn section(
         .enumerate()
         .map(|(i, (_, e, _))| example_block(i + 1, e))
         .collect();
-    Ok(text::section(
+    Ok(text_helpers::section(
         "Long-term memory - analogous successful episodes (analogy exemplars):",
         &body.join("\n\n"),
     ))

@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::db::Db;
-use super::{Embedder, MemoryError, Query, cosine, text};
+use super::{Embedder, MemoryError, Query, cosine, text_helpers};
 use crate::config::MemoryConfig;
 
 pub const MODULE: &str = "experiences";
@@ -258,7 +258,7 @@ pub fn section(
         .collect();
     body.push("Insights:".into());
     body.extend(insights(&found).into_iter().map(|l| format!("- {l}")));
-    Ok(text::section(
+    Ok(text_helpers::section(
         "Long-term memory - past experiences in similar situations (experience store):",
         &body.join("\n"),
     ))

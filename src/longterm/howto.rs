@@ -10,11 +10,11 @@ use petgraph::visit::EdgeRef;
 use serde::{Deserialize, Serialize};
 
 use super::db::Db;
-use super::{MemoryError, Query, text};
+use super::{MemoryError, Query, text_helpers};
 use crate::knowledge::{KnowledgeGraph, Relation};
-use crate::policy::llm_client::{Completion, LlmError};
-use crate::policy::llm_policy::answers_in_json;
-use crate::policy::{ChatMessage, ChatOptions, LlmClient, constrain};
+use crate::llm::{
+    ChatMessage, ChatOptions, Completion, LlmClient, LlmError, answers_in_json, schema_format,
+};
 
 pub const MODULE: &str = "howto";
 
@@ -121,7 +121,7 @@ pub fn options(llm: &crate::config::LlmConfig, item: &str) -> ChatOptions {
     ChatOptions {
         max_tokens: llm.max_tokens,
         temperature: llm.temperature,
-        response_format: constrained.then(|| constrain::schema_format("how_to", schema)),
+        response_format: constrained.then(|| schema_format("how_to", schema)),
         ..ChatOptions::default()
     }
 }
@@ -176,7 +176,7 @@ pub fn parse_answer(answer: &str, item: &str) -> Result<HowTo, AnswerError> {
         v.into_iter()
             .map(|s| s.trim().to_string())
             .filter(|s| {
-                let bad = text::has_screen_specifics(s) || has_placeholder(s);
+                let bad = text_helpers::has_screen_specifics(s) || has_placeholder(s);
                 stripped += usize::from(bad);
                 !bad && !s.is_empty()
             })
@@ -334,7 +334,7 @@ pub fn section(db: &Db, q: &Query, kg: &KnowledgeGraph) -> Result<String, Memory
         }
         body.push_str(&format!("Also known how to get: {}", others.join(", ")));
     }
-    Ok(text::section(
+    Ok(text_helpers::section(
         "Long-term memory - how-to knowledge from the teacher (how-to memory):",
         &body,
     ))

@@ -19,12 +19,14 @@
 pub mod db;
 pub mod episode;
 pub mod exemplars;
-pub mod experience;
+mod experience;
 pub mod howto;
-pub mod plans;
+mod plans;
 pub mod scripted;
 pub mod settings;
-pub mod text;
+mod text_helpers;
+
+pub use text_helpers::list_or_none;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -202,7 +204,7 @@ impl Query {
         format!(
             "{} Inventory: {}.",
             self.task_text(),
-            text::list_or_none(&self.inventory)
+            text_helpers::list_or_none(&self.inventory)
         )
     }
 }

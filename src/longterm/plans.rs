@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::db::Db;
-use super::{Embedder, MemoryError, Query, cosine, text};
+use super::{Embedder, MemoryError, Query, cosine, text_helpers};
 use crate::config::MemoryConfig;
 
 pub const MODULE: &str = "plans";
@@ -129,7 +129,7 @@ pub fn section(
             .enumerate()
             .map(|(i, s)| format!("{}. {s}", i + 1)),
     );
-    Ok(text::section(
+    Ok(text_helpers::section(
         "Long-term memory - a successful plan from an earlier episode (episodic plans):",
         &body.join("\n"),
     ))

@@ -11,6 +11,24 @@ use image::RgbImage;
 /// Grey used for padding, as in Ultralytics.
 pub const PAD_VALUE: u8 = 114;
 
+/// Paints `areas` (`[x1, y1, x2, y2]` in pixels) of `image` flat in the padding's grey: what a
+/// mask hides (an open screen's item list) looks to the detector like the letterbox's padding,
+/// in the frames it was trained on and in the frames it sees while playing alike.
+pub fn mask_areas(image: &mut RgbImage, areas: &[[f64; 4]]) {
+    let (w, h) = image.dimensions();
+    for a in areas {
+        let x1 = (a[0].max(0.0) as u32).min(w);
+        let y1 = (a[1].max(0.0) as u32).min(h);
+        let x2 = (a[2].max(0.0).ceil() as u32).min(w);
+        let y2 = (a[3].max(0.0).ceil() as u32).min(h);
+        for y in y1..y2 {
+            for x in x1..x2 {
+                image.put_pixel(x, y, image::Rgb([PAD_VALUE; 3]));
+            }
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Letterbox {
     pub src_w: u32,
@@ -70,7 +88,7 @@ impl Letterbox {
     /// Maps an `[x1, y1, x2, y2]` box from input pixels to source pixels, clipped to the frame
     /// (Ultralytics 8.4 `scale_boxes`: per-axis gains from the rounded resized size, padding
     /// `round((dst - new) / 2 - 0.1)`).
-    pub fn to_source(&self, b: [f32; 4]) -> [f32; 4] {
+    pub fn to_source(self, b: [f32; 4]) -> [f32; 4] {
         let [x1, y1, x2, y2] = self.to_source_unclipped(b);
         let (w, h) = (self.src_w as f32, self.src_h as f32);
         [
@@ -82,7 +100,7 @@ impl Letterbox {
     }
 
     /// The same mapping without clipping (Ultralytics' `val` matches unclipped boxes).
-    pub fn to_source_unclipped(&self, b: [f32; 4]) -> [f32; 4] {
+    pub fn to_source_unclipped(self, b: [f32; 4]) -> [f32; 4] {
         let pad_x = ((self.dst_w - self.new_w) as f64 / 2.0 - 0.1).round_ties_even();
         let pad_y = ((self.dst_h - self.new_h) as f64 / 2.0 - 0.1).round_ties_even();
         let gain_x = self.new_w as f64 / self.src_w as f64;

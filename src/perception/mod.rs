@@ -4,7 +4,7 @@ pub mod ascii_font;
 pub mod decode;
 pub mod detections;
 pub mod detector;
-pub mod letterbox;
+mod letterbox;
 pub mod model_info;
 pub mod overlay;
 pub mod runtime;
@@ -18,4 +18,5 @@ pub use detections::{
     SplitContext,
 };
 pub use detector::{Detector, DetectorError, ModelInfo, StageTimes};
+pub use letterbox::mask_areas;
 pub use stack_count::{CountStyle, CountUnit};

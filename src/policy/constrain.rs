@@ -4,6 +4,7 @@
 
 use serde_json::{Value as Json, json};
 
+use crate::llm::schema_format;
 use crate::skills::SkillLibrary;
 use crate::skills::library::ParamType;
 
@@ -65,14 +66,6 @@ fn reasoning_schema(max_chars: u32) -> Json {
         reasoning["maxLength"] = json!(max_chars);
     }
     reasoning
-}
-
-/// An OpenAI-style strict `response_format` holding `schema` under `name`.
-pub fn schema_format(name: &str, schema: Json) -> Json {
-    json!({
-        "type": "json_schema",
-        "json_schema": {"name": name, "strict": true, "schema": schema}
-    })
 }
 
 /// The OpenAI-style `response_format` for [`json_schema`].
@@ -249,9 +242,13 @@ mod tests {
     #[test]
     fn the_schema_asks_for_bounded_reasoning_first_then_the_skill_then_its_args() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let library = crate::game::GameProfile::load(root, "minecraft")
-            .expect("profile")
-            .skills;
+        let file =
+            crate::profile_file::ProfileFile::read(&root.join("config/games/minecraft.toml"))
+                .expect("profile");
+        let gui = crate::skills::gui::GuiGeometry::from_profile(&file).expect("gui");
+        let keys: crate::skills::KeyMap = file.required("keys").expect("keys");
+        let library =
+            SkillLibrary::load(&root.join("skills/minecraft"), &keys, &gui).expect("skills");
         let schema = json_schema(&library, 1280, 720, 600);
         let first = &schema["anyOf"][0];
         let order: Vec<&str> = first["properties"]

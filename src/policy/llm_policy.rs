@@ -2,15 +2,19 @@
 //! and send an invalid answer back with the reason (up to `llm.max_invalid_answers` times).
 //! Only a validated call with its expanded events ever leaves this module.
 
+use std::path::{Path, PathBuf};
+
 use serde::{Deserialize, Serialize};
 
 use super::action::{parse_structured, parse_text};
 use super::constrain;
-use super::llm_client::{ChatMessage, ChatOptions, LlmClient, LlmError, Usage};
-use super::pricing::PriceTable;
 use super::prompt::TokenCounter;
 use crate::config::{Constrain, LlmConfig, OutputMode};
+use crate::llm::{
+    ChatMessage, ChatOptions, LlmClient, LlmError, PriceTable, Usage, answers_in_json,
+};
 use crate::skills::{ExpandContext, InputEvent, SkillCall, SkillLibrary, plan};
+use crate::toml_lines::DataFileError;
 
 /// One answer of the model and what became of it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -99,11 +103,6 @@ pub fn read_goal(answer: &str, json: bool, options: &[String]) -> Result<(String
         .ok_or_else(|| format!("\"{clean}\" is not one of the items to choose from"))
 }
 
-/// Whether answers are JSON objects (structured mode with a JSON schema) or text.
-pub fn answers_in_json(mode: OutputMode, constrain: Constrain) -> bool {
-    mode == OutputMode::Structured && constrain == Constrain::JsonSchema
-}
-
 /// Reads one answer into a call and its reasoning.
 fn read_answer(answer: &str, json: bool) -> Result<(SkillCall, String), String> {
     if json {
@@ -144,6 +143,20 @@ fn validate_call(
     })
 }
 
+/// Why the LLM policy of the config cannot be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum LlmSetupError {
+    #[error(transparent)]
+    Client(#[from] LlmError),
+    #[error(transparent)]
+    Prices(#[from] DataFileError),
+    #[error(
+        "model \"{model}\" has no price in {}, so the cost cap cannot work: add it, or set no cap (--max-cost 0)",
+        prices.display()
+    )]
+    NoPrice { model: String, prices: PathBuf },
+}
+
 pub struct LlmPolicy {
     client: LlmClient,
     prices: PriceTable,
@@ -167,6 +180,28 @@ impl LlmPolicy {
             temperature: config.temperature,
             reasoning_max_chars: config.reasoning_max_chars,
         }
+    }
+
+    /// The policy of `config`: its endpoint's client (recording every exchange under
+    /// `record_to` when given) and its price table. With a cost cap (`cost_cap_usd` > 0) the
+    /// model must have a price: without one the cap could not work.
+    pub fn from_config(
+        config: &LlmConfig,
+        record_to: Option<&Path>,
+        cost_cap_usd: f64,
+    ) -> Result<Self, LlmSetupError> {
+        let mut client = LlmClient::new(config)?;
+        if let Some(dir) = record_to {
+            client = client.record_to(dir)?;
+        }
+        let prices = PriceTable::load(&config.prices)?;
+        if cost_cap_usd > 0.0 && prices.find(&config.model).is_none() {
+            return Err(LlmSetupError::NoPrice {
+                model: config.model.clone(),
+                prices: config.prices.clone(),
+            });
+        }
+        Ok(LlmPolicy::new(client, prices, config))
     }
 
     pub fn model(&self) -> &str {

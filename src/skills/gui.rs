@@ -16,7 +16,7 @@ use toml::Spanned;
 use super::expand::SlotGeometry;
 use super::library::SlotNames;
 use crate::config::GuiScale;
-use crate::game::ProfileFile;
+use crate::profile_file::ProfileFile;
 use crate::toml_lines::{self, DataFileError};
 
 /// Minecraft's "auto" GUI scale keeps the scaled window at least this wide...
@@ -245,7 +245,7 @@ pub struct GuiGeometry {
 }
 
 // A text with a `[gui]` table and anything else ([`GuiGeometry::parse`]); a whole profile file is
-// read strictly by `game::ProfileFile`.
+// read strictly by `profile_file::ProfileFile`.
 #[derive(Deserialize)]
 struct RawProfile {
     gui: Spanned<RawGui>,
@@ -579,7 +579,7 @@ impl GuiGeometry {
 
     /// The checked `[gui]` of a profile file.
     pub fn from_profile(file: &ProfileFile) -> Result<Self, DataFileError> {
-        Self::from_section(file.sections.gui.clone(), &file.text, &file.path)
+        Self::from_section(file.required("gui")?, &file.text, &file.path)
     }
 
     /// Parses the `[gui]` table of a TOML text; `path` only names the file in errors.

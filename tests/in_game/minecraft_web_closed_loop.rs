@@ -152,7 +152,7 @@ fn planner_gets_a_log_then_crafts_up_to_a_wooden_pickaxe_on_the_minecraft_client
 
 /// Whether a player can stand with its feet in block (x, y, z): a full block under it, two of
 /// air above (the server's block names; "air" and the cave/void airs).
-fn standable(server: &vistawise::game::mcweb::McwebServer, x: i64, y: i64, z: i64) -> bool {
+fn standable(server: &vistawise::testworld::mcweb::McwebServer, x: i64, y: i64, z: i64) -> bool {
     let name = |dy: i64| {
         server
             .command(json!({"cmd": "getblock", "x": x, "y": y + dy, "z": z}))

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use crate::support::MinetestGame;
 use serde_json::json;
-use vistawise::game::camera::{Camera, Merge, Scan, scan_boxes};
-use vistawise::game::minetest::Probe;
+use vistawise::testworld::camera::{Camera, Merge, Scan, scan_boxes};
+use vistawise::testworld::minetest::Probe;
 
 fn mean_rgb(img: &image::RgbImage, x1: u32, y1: u32, x2: u32, y2: u32) -> [f64; 3] {
     let mut sum = [0.0; 3];

@@ -547,8 +547,8 @@ impl McwebGame {
     }
 
     /// The test server's command port, through the library's client (tests/mcweb/server/README.md).
-    pub fn server(&self) -> vistawise::game::mcweb::McwebServer {
-        vistawise::game::mcweb::McwebServer::connect(&format!("127.0.0.1:{}", self.cmd_port))
+    pub fn server(&self) -> vistawise::testworld::mcweb::McwebServer {
+        vistawise::testworld::mcweb::McwebServer::connect(&format!("127.0.0.1:{}", self.cmd_port))
             .unwrap_or_else(|e| panic!("{e}\n{}", self.log_tail()))
     }
 

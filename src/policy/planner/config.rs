@@ -8,8 +8,8 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::{JUMP, TURN_BY, WALK, item_token};
-use crate::game::ProfileFile;
 use crate::knowledge::KnowledgeGraph;
+use crate::profile_file::ProfileFile;
 use crate::skills::SkillLibrary;
 use crate::skills::gui::GuiGeometry;
 use crate::toml_lines::DataFileError;
@@ -260,10 +260,8 @@ impl PlannerConfig {
         gui: &GuiGeometry,
     ) -> Result<Self, DataFileError> {
         let line = file.header_line("[planner]");
-        let config = file
-            .sections
-            .planner
-            .clone()
+        let config: PlannerConfig = file
+            .section("planner")?
             .ok_or_else(|| file.error(1, "no [planner] section"))?;
         config
             .check(kg, library)

@@ -18,11 +18,12 @@ use image::RgbImage;
 use serde::{Deserialize, Serialize};
 
 use super::camera::{Camera, Merge, PixelBox, Scan, scan_boxes};
-use super::file::ProfileFile;
 use super::minetest::{ProbeError, Stack};
 use crate::config::GuiScale;
 use crate::dataset::writer::{encode_jpeg, label_box_from_xyxy};
 use crate::dataset::yolo::LabelBox;
+use crate::perception::mask_areas;
+use crate::profile_file::ProfileFile;
 use crate::skills::gui::GuiLayout;
 use crate::toml_lines::{self, DataFileError};
 
@@ -107,25 +108,6 @@ pub struct AutoLabelConfig {
     /// labelled either.
     #[serde(default)]
     pub open_screen_masks: Vec<[f64; 4]>,
-}
-
-/// The grey of [`AutoLabelConfig::open_screen_masks`] (the letterbox padding's grey).
-const MASK_GREY: [u8; 3] = [114, 114, 114];
-
-/// Paints `areas` of `image` flat grey.
-pub fn mask_areas(image: &mut RgbImage, areas: &[[f64; 4]]) {
-    let (w, h) = image.dimensions();
-    for a in areas {
-        let x1 = (a[0].max(0.0) as u32).min(w);
-        let y1 = (a[1].max(0.0) as u32).min(h);
-        let x2 = (a[2].max(0.0).ceil() as u32).min(w);
-        let y2 = (a[3].max(0.0).ceil() as u32).min(h);
-        for y in y1..y2 {
-            for x in x1..x2 {
-                image.put_pixel(x, y, image::Rgb(MASK_GREY));
-            }
-        }
-    }
 }
 
 fn default_main_slots() -> usize {
@@ -294,7 +276,7 @@ impl AutoLabelConfig {
         file: &ProfileFile,
         label_set: Option<&str>,
     ) -> Result<Self, DataFileError> {
-        let config = file.sections.autolabel.clone().ok_or_else(|| {
+        let config: AutoLabelConfig = file.section("autolabel")?.ok_or_else(|| {
             file.error(1, "no [autolabel] section: this game cannot label itself")
         })?;
         let line = file.header_line("[autolabel]");
@@ -724,7 +706,7 @@ pub enum AutoLabelError {
     #[error(transparent)]
     Probe(#[from] ProbeError),
     #[error(transparent)]
-    Mcweb(#[from] crate::game::mcweb::McwebError),
+    Mcweb(#[from] crate::testworld::mcweb::McwebError),
     #[error("no view this time: {0}")]
     NoView(String),
     #[error("the game's scan answer is not in the expected form: {0}")]

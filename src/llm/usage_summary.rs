@@ -2,7 +2,7 @@
 //! `policy eval`. The figure the prompt order is judged by is the share of prompt tokens the
 //! endpoint had to compute after the first decision (the first one fills the prefix cache).
 
-use super::llm_client::Usage;
+use super::client::Usage;
 
 /// One decision: its tokens, the seconds it took and its cost (`None`: unknown).
 #[derive(Debug, Clone, Copy, PartialEq)]

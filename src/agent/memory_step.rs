@@ -2,13 +2,13 @@
 //! the sub-goal has no how-to, the `{long_term_memory}` text is rendered, and MINDSTORES'
 //! outcome prediction sends a doomed LLM action back for revision.
 
+use crate::llm::LlmClient;
 use crate::longterm::{LongTermMemory, Query, Tracker, TrackerEvent, episode, howto};
-use crate::policy::LlmClient;
 use crate::skills::{ActResult, StopFlag};
 
 use super::decide::{Asker, DecideError, Observation, Policy, until_stopped};
+use super::end::EndReason;
 use super::pipeline::{Decision, Parts};
-use super::play::EndReason;
 
 /// The long-term memory of a play session: the selected modules, the teacher the how-to memory
 /// asks (the LLM endpoint), and what the episode has done so far.

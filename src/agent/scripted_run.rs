@@ -5,9 +5,9 @@ use crate::longterm::scripted::{self, ScriptedEpisode};
 use crate::policy::MemoryStack;
 use crate::skills::StopFlag;
 
-use super::long_term::LongTerm;
+use super::end::EndReason;
+use super::memory_step::LongTerm;
 use super::pipeline::{self, Parts};
-use super::play::EndReason;
 
 /// One scripted step's prompt size.
 #[derive(Debug, Clone, PartialEq)]

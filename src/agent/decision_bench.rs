@@ -16,9 +16,10 @@ use serde::{Deserialize, Serialize};
 use super::pipeline::{self, Parts};
 use super::session::{Session, SessionError, Validation};
 use super::success::SuccessCheck;
+use crate::llm::LlmError;
+use crate::llm::usage_summary::{Spent, UsageSummary};
 use crate::perception::Perception;
-use crate::policy::usage_summary::{Spent, UsageSummary};
-use crate::policy::{LlmError, LlmPolicy, MemoryStack};
+use crate::policy::{LlmPolicy, MemoryStack};
 use crate::skills::expand::bind;
 use crate::skills::library::ParamType;
 use crate::skills::{SkillCall, SkillLibrary};
@@ -358,7 +359,7 @@ pub struct CaseResult {
     pub agrees: bool,
     /// Why no valid call came out ("valid" when one did).
     pub validation: Validation,
-    pub usage: crate::policy::Usage,
+    pub usage: crate::llm::Usage,
     pub cost_usd: Option<f64>,
     pub seconds: f64,
 }

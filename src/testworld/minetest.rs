@@ -9,11 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
-use serde_json::{Value, json};
-
-use super::autolabel::{
-    AutoLabelConfig, AutoLabelError, GameState, InventoryPlan, LabelGame, Pose, ViewRequest,
-};
+use serde_json::Value;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ProbeError {
@@ -309,78 +305,6 @@ impl Probe {
     pub fn send(&mut self, command: Value) -> Result<Value, ProbeError> {
         let mut r = self.batch(vec![command], Duration::from_secs(75))?;
         Ok(r.pop().unwrap_or_default())
-    }
-}
-
-fn corner(c: [i64; 3]) -> serde_json::Value {
-    json!({"x": c[0], "y": c[1], "z": c[2]})
-}
-
-impl LabelGame for Probe {
-    fn set_inventory(&mut self, plan: &InventoryPlan) -> Result<(), AutoLabelError> {
-        self.batch(
-            vec![
-                json!({"op": "set_list", "list": "main", "items": plan.main}),
-                json!({"op": "set_list", "list": "craft", "items": plan.craft}),
-            ],
-            Duration::from_secs(10),
-        )?;
-        Ok(())
-    }
-
-    fn view_near(&mut self, view: &ViewRequest) -> Result<serde_json::Value, AutoLabelError> {
-        let answer = self.batch(
-            vec![json!({
-                "op": "view_near", "names": view.names, "seed": view.seed,
-                "center": {"x": view.center[0], "y": view.center[1], "z": view.center[2]},
-                "radius": view.radius, "min_dist": view.min_dist,
-                "max_dist": view.max_dist, "pitch_offset": view.pitch_offset,
-            })],
-            // view_near waits (up to 60 s in the probe) for the map around the view to be generated.
-            Duration::from_secs(75),
-        );
-        match answer {
-            Ok(a) => Ok(a
-                .last()
-                .and_then(|v| v.get("target"))
-                .cloned()
-                .unwrap_or_default()),
-            Err(e @ ProbeError::Refused { .. }) => Err(AutoLabelError::NoView(e.to_string())),
-            Err(e) => Err(e.into()),
-        }
-    }
-
-    fn state(&mut self) -> Result<GameState, AutoLabelError> {
-        let s = self.fresh_state(Duration::from_secs(5))?;
-        Ok(GameState {
-            pose: Pose {
-                feet: s.pos.as_array(),
-                eye: s.eye.as_array(),
-                yaw_deg: s.yaw_deg,
-                pitch_deg: s.pitch_deg,
-            },
-            main: s.main,
-            craft: s.craft,
-        })
-    }
-
-    fn craft_preview(&mut self) -> Result<Option<String>, AutoLabelError> {
-        let p = self.send(json!({"op": "craft_preview"}))?;
-        Ok(p.get("item")
-            .and_then(|i| i.as_str())
-            .map(|s| s.split(' ').next().unwrap_or("").to_string()))
-    }
-
-    fn scan(&mut self, config: &AutoLabelConfig) -> Result<serde_json::Value, AutoLabelError> {
-        Ok(self.send(json!({
-            "op": "scan", "names": config.world, "radius": config.radius,
-            "radii": config.class_radius, "grid": config.grid,
-        }))?)
-    }
-
-    fn excavate(&mut self, lo: [i64; 3], hi: [i64; 3]) -> Result<u64, AutoLabelError> {
-        let answer = self.send(json!({"op": "excavate", "min": corner(lo), "max": corner(hi)}))?;
-        Ok(answer.get("cleared").and_then(|c| c.as_u64()).unwrap_or(0))
     }
 }
 

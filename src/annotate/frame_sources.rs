@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::AnnotateError;
+use crate::dataset::writer::sanitize;
 
 const IMAGE_EXTENSIONS: [&str; 3] = ["jpg", "jpeg", "png"];
 const VIDEO_EXTENSIONS: [&str; 10] = [
@@ -68,22 +69,6 @@ pub struct Source {
     pub frames: Vec<SourceFrame>,
     /// Extracted video frames to delete after a successful run.
     pub scratch: Option<PathBuf>,
-}
-
-/// Letters, digits, `-`, `_` and `.` kept; anything else becomes `_`.
-pub fn sanitize(name: &str) -> String {
-    let s: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    let s = s.trim_start_matches('.').to_string();
-    if s.is_empty() { "source".into() } else { s }
 }
 
 fn has_ext(path: &Path, list: &[&str]) -> bool {

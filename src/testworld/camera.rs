@@ -425,7 +425,7 @@ fn merge_touching<K: Eq + std::hash::Hash>(nodes: Vec<(K, [i64; 3], PixelBox)>) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::minetest::Vec3;
+    use crate::testworld::minetest::Vec3;
 
     fn cam(yaw: f64, pitch: f64) -> Camera {
         Camera::new([0.0, 0.0, 0.0], yaw, pitch, 72.0, 854, 480)

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::llm_client::Usage;
+use super::client::Usage;
 use crate::toml_lines::{self, DataFileError};
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
