@@ -17,7 +17,7 @@ use super::pipeline::{self, Parts};
 use super::session::{Session, SessionError, Validation};
 use super::success::SuccessCheck;
 use crate::llm::LlmError;
-use crate::llm::usage_summary::{Spent, UsageSummary};
+use crate::llm::{Spent, UsageSummary};
 use crate::perception::Perception;
 use crate::policy::{LlmPolicy, MemoryStack};
 use crate::skills::expand::bind;

@@ -13,7 +13,7 @@ pub mod scripted_run;
 mod see;
 pub mod session;
 pub mod session_report;
-pub mod settings;
+pub(crate) mod settings;
 pub mod setup;
 mod step;
 mod success;

@@ -11,7 +11,7 @@ use vistawise::agent::decide::{self, LlmOptions, Policy, PolicyChoice};
 use vistawise::agent::pipeline::Parts;
 use vistawise::agent::replay::{self, StepDiff};
 use vistawise::agent::session::Session;
-use vistawise::llm::usage_summary::{Spent, UsageSummary};
+use vistawise::llm::{Spent, UsageSummary};
 use vistawise::perception::Detector;
 
 use super::AppContext;

@@ -2,7 +2,7 @@
 //! baseline uses them, and the long-term memories will.
 
 mod minilm;
-pub mod settings;
+pub(crate) mod settings;
 mod wordpiece;
 
 pub use minilm::{EmbeddingError, SentenceEncoder, cosine};

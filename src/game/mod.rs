@@ -3,7 +3,7 @@
 //! them against each other (a `[success]` skill exists, keys are real keys...).
 
 mod profile;
-pub mod settings;
+pub(crate) mod settings;
 mod success_rule;
 
 pub use profile::{GameProfile, ProfileError};

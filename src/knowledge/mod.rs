@@ -5,7 +5,7 @@ pub mod embed;
 pub mod evaluate;
 mod graph;
 pub mod pool;
-pub mod settings;
+pub(crate) mod settings;
 pub mod similarity;
 mod text;
 

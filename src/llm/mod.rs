@@ -5,8 +5,9 @@
 mod client;
 mod pricing;
 mod response_format;
-pub mod usage_summary;
+mod usage_summary;
 
 pub use client::{ChatMessage, ChatOptions, Completion, LlmClient, LlmError, Role, Usage};
 pub use pricing::PriceTable;
 pub use response_format::{answers_in_json, schema_format};
+pub use usage_summary::{Spent, UsageSummary};

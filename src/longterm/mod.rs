@@ -23,7 +23,7 @@ mod experience;
 pub mod howto;
 mod plans;
 pub mod scripted;
-pub mod settings;
+pub(crate) mod settings;
 mod text_helpers;
 
 pub use text_helpers::list_or_none;

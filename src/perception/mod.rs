@@ -8,7 +8,7 @@ mod letterbox;
 pub mod model_info;
 pub mod overlay;
 pub mod runtime;
-pub mod settings;
+pub(crate) mod settings;
 pub mod stack_count;
 pub mod view_digest;
 

@@ -6,7 +6,7 @@ pub mod llm_policy;
 pub mod memory;
 pub mod planner;
 pub mod prompt;
-pub mod settings;
+pub(crate) mod settings;
 pub mod subgoal;
 
 pub use llm_policy::{Attempt, Choice, LlmPolicy, LlmSetupError, Turn, ValidAction};
