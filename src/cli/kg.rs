@@ -140,8 +140,7 @@ fn check(ctx: &AppContext, args: &GraphArgs) -> Result<ExitCode> {
             ));
             continue;
         };
-        let (found, report) =
-            knowledge::pool::path_search(&kg, kg.player(), target, None, limits(ctx));
+        let (found, report) = knowledge::path_search(&kg, kg.player(), target, None, limits(ctx));
         if found.nodes.is_empty() {
             problems.push(format!(
                 "{}:{}: task {}: no path from Player to \"{}\" within {} edges",
@@ -210,8 +209,7 @@ fn stats(ctx: &AppContext, args: &GraphArgs) -> Result<ExitCode> {
             continue;
         };
         let start = std::time::Instant::now();
-        let (found, report) =
-            knowledge::pool::path_search(&kg, kg.player(), target, None, limits(ctx));
+        let (found, report) = knowledge::path_search(&kg, kg.player(), target, None, limits(ctx));
         let took = start.elapsed();
         println!(
             "{:<16} {:<16} {:>6} {:>6} {:>7} {:>9} {:>7.1}us",
@@ -368,7 +366,7 @@ fn similarity_rates(
     cases: &[vistawise::knowledge::evaluate::Case],
 ) -> Result<vistawise::knowledge::evaluate::Rates> {
     use vistawise::embedding::SentenceEncoder;
-    use vistawise::knowledge::similarity::SimilarityRetriever;
+    use vistawise::knowledge::SimilarityRetriever;
     let config = ctx.config();
     let threshold = args
         .similarity_threshold

@@ -1,15 +1,16 @@
 //! The knowledge graph: static Minecraft facts (`kg/<game>.toml`), the visual attributes of the
 //! current step, retrieval-based pooling, and the text the prompt gets.
 
-pub mod embed;
+mod embed;
 pub mod evaluate;
 mod graph;
-pub mod pool;
+mod pool;
 pub(crate) mod settings;
-pub mod similarity;
+mod similarity;
 mod text;
 
 pub use embed::{VisualState, embed};
 pub use graph::{GraphError, KnowledgeGraph, Relation};
-pub use pool::{PathLimits, PathReport, Strategy, Subgraph, pool};
+pub use pool::{PathLimits, PathReport, Strategy, Subgraph, mentions, path_search, pool};
+pub use similarity::SimilarityRetriever;
 pub use text::{PooledText, ScreenText, SlotLabel, textualize, to_dot};

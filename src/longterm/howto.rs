@@ -253,7 +253,7 @@ pub fn is_relevant(h: &HowTo, item: &str, kg: &KnowledgeGraph) -> bool {
         // as "Stone").
         let mut named: Vec<&String> = names
             .iter()
-            .filter(|n| crate::knowledge::pool::mentions(&l, n))
+            .filter(|n| crate::knowledge::mentions(&l, n))
             .collect();
         named.sort_by_key(|n| std::cmp::Reverse(n.len()));
         match named.first() {
