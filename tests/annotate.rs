@@ -91,7 +91,7 @@ fn class_names() -> Vec<String> {
         .lines()
         .find(|l| l.starts_with("names = "))
         .expect("names");
-    vistawise::perception::model_info::parse_names(&line["names = ".len()..]).expect("parse")
+    vistawise::perception::parse_names(&line["names = ".len()..]).expect("parse")
 }
 
 /// Source folder: real frames, a byte copy of one (a duplicate), a re-encoded copy of another (a

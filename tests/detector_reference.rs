@@ -5,7 +5,7 @@
 use crate::support;
 
 use serde::Deserialize;
-use vistawise::perception::decode::iou;
+use vistawise::perception::iou;
 use vistawise::perception::{DetectOptions, Detector};
 
 #[derive(Deserialize)]

@@ -62,7 +62,7 @@ fn class_names() -> Vec<String> {
         .lines()
         .find(|l| l.starts_with("names = "))
         .expect("names");
-    vistawise::perception::model_info::parse_names(&line["names = ".len()..]).expect("parse")
+    vistawise::perception::parse_names(&line["names = ".len()..]).expect("parse")
 }
 
 /// Runs `vistawise eval MODEL DATASET EXTRA...` with the test ONNX Runtime.

@@ -9,8 +9,8 @@ use crate::support;
 use image::{Rgb, RgbImage, RgbaImage};
 use vistawise::config::GuiScale;
 use vistawise::game::GameProfile;
+use vistawise::perception::AsciiFont;
 use vistawise::perception::CountStyle;
-use vistawise::perception::ascii_font::AsciiFont;
 use vistawise::skills::gui::GuiLayout;
 
 /// Both texture eras: the digits are the same, the icons and panels under them are not.

@@ -19,7 +19,7 @@ use super::step::{Agent, LlmFailure, StepError};
 use crate::capture::frame::CaptureError;
 use crate::capture::window::{PixelPath, WindowCapture};
 use crate::capture::x11::FrameWindow;
-use crate::perception::detector::PreparedInput;
+use crate::perception::PreparedInput;
 use crate::perception::{Detector, DetectorError};
 use crate::policy::planner::Planner;
 use crate::skills::{ActResult, StopFlag};

@@ -10,7 +10,7 @@ use super::pipeline::Parts;
 use super::session::{Session, Validation};
 use super::step::{Agent, LlmFailure, StepError};
 use crate::llm::Usage;
-use crate::perception::decode::iou;
+use crate::perception::iou;
 use crate::perception::{Detection, Detector};
 use crate::skills::{SkillCall, StopFlag};
 

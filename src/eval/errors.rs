@@ -9,7 +9,7 @@
 use serde::Serialize;
 
 use super::metrics::{Matching, Scored, Truth};
-use crate::perception::decode::iou;
+use crate::perception::iou;
 
 /// IoU at which a prediction counts as finding a truth (AP50, precision and recall).
 pub const MATCH_IOU: f32 = 0.5;

@@ -160,7 +160,7 @@ impl Evaluator {
         let mut pairs: Vec<(usize, usize, f32)> = Vec::new();
         for (ti, t) in truths.iter().enumerate() {
             for (di, d) in dets.iter().enumerate() {
-                let iou = crate::perception::decode::iou(&t.xyxy, &d.xyxy);
+                let iou = crate::perception::iou(&t.xyxy, &d.xyxy);
                 if iou > CONFUSION_IOU {
                     pairs.push((ti, di, iou));
                 }
@@ -325,7 +325,7 @@ impl Matching {
                     .iter()
                     .map(|t| {
                         if t.class_id == p.class_id {
-                            crate::perception::decode::iou(&t.xyxy, &p.xyxy)
+                            crate::perception::iou(&t.xyxy, &p.xyxy)
                         } else {
                             0.0
                         }

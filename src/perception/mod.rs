@@ -1,22 +1,24 @@
 //! Perception: the YOLO detector (ONNX Runtime) and what its boxes mean for the agent.
 
-pub mod ascii_font;
-pub mod decode;
+mod ascii_font;
+mod decode;
 pub mod detections;
-pub mod detector;
+mod detector;
 mod letterbox;
-pub mod model_info;
+mod model_info;
 pub mod overlay;
 pub mod runtime;
 pub(crate) mod settings;
 pub mod stack_count;
 pub mod view_digest;
 
-pub use decode::DetectOptions;
+pub use ascii_font::AsciiFont;
+pub use decode::{DetectOptions, iou};
 pub use detections::{
     Detection, EnvironmentEntity, GuiScaleReading, InventoryIcon, Perception, ScaleSource,
     SplitContext,
 };
-pub use detector::{Detector, DetectorError, ModelInfo, StageTimes};
+pub use detector::{Detector, DetectorError, ModelInfo, PreparedInput, StageTimes};
 pub use letterbox::mask_areas;
+pub use model_info::parse_names;
 pub use stack_count::{CountStyle, CountUnit};
