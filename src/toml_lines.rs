@@ -227,14 +227,17 @@ pub fn header_line(text: &str, header: &str) -> Option<usize> {
     None
 }
 
+/// A TOML error of `text` as (line, message).
+fn located(text: &str, e: &toml::de::Error) -> (usize, String) {
+    (
+        e.span().map(|s| line_at(text, s.start)).unwrap_or(1),
+        e.message().to_string(),
+    )
+}
+
 /// Deserializes TOML; an error comes back as (line, message).
 pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, (usize, String)> {
-    toml::from_str(text).map_err(|e| {
-        (
-            e.span().map(|s| line_at(text, s.start)).unwrap_or(1),
-            e.message().to_string(),
-        )
-    })
+    toml::from_str(text).map_err(|e| located(text, &e))
 }
 
 /// Deserializes one top-level table, `name`, of a TOML document, or `None` when the document
@@ -244,13 +247,7 @@ pub fn section_from_str<T: DeserializeOwned>(
     text: &str,
     name: &str,
 ) -> Result<Option<T>, (usize, String)> {
-    let located = |e: toml::de::Error| {
-        (
-            e.span().map(|s| line_at(text, s.start)).unwrap_or(1),
-            e.message().to_string(),
-        )
-    };
-    let document = toml::Deserializer::parse(text).map_err(located)?;
+    let document = toml::Deserializer::parse(text).map_err(|e| located(text, &e))?;
     serde::Deserializer::deserialize_map(
         document,
         OneSection::<T> {
@@ -258,30 +255,22 @@ pub fn section_from_str<T: DeserializeOwned>(
             found: std::marker::PhantomData,
         },
     )
-    .map_err(located)
+    .map_err(|e| located(text, &e))
 }
 
-/// The names of a TOML document's top-level keys, in the document's order, with their lines.
+/// The names of a TOML document's top-level keys with the line each is first written on
+/// (`[gui]`, `[gui.screens.x]` or `gui = ...`), in the document's order. The lines come from
+/// the parser's spans, not from searching the text.
 pub fn top_level_keys(text: &str) -> Result<Vec<(String, usize)>, (usize, String)> {
-    let table: toml::Table = from_str(text)?;
-    Ok(table
+    let document = toml::de::DeTable::parse(text).map_err(|e| located(text, &e))?;
+    let index = LineIndex::new(text);
+    let mut keys: Vec<(String, usize)> = document
+        .get_ref()
         .keys()
-        .map(|k| {
-            let line = header_line(text, &format!("[{k}]"))
-                .or_else(|| header_line(text, &format!("[{k}.")))
-                .or_else(|| {
-                    text.lines()
-                        .position(|l| {
-                            l.trim_start()
-                                .strip_prefix(k.as_str())
-                                .is_some_and(|r| r.trim_start().starts_with(['=', '.']))
-                        })
-                        .map(|i| i + 1)
-                })
-                .unwrap_or(1);
-            (k.clone(), line)
-        })
-        .collect())
+        .map(|k| (k.get_ref().to_string(), index.line(k.span().start)))
+        .collect();
+    keys.sort_by_key(|(_, line)| *line);
+    Ok(keys)
 }
 
 /// A map visitor that deserializes one key's value as `T` and skips the others.
@@ -346,6 +335,17 @@ mod tests {
         assert_eq!(line_at("a\nb\nc", 99), 3);
         let err = from_str::<toml::Table>("a = 1\nb = \n").expect_err("bad");
         assert_eq!(err.0, 2);
+    }
+
+    #[test]
+    fn top_level_keys_come_in_document_order_with_the_line_first_naming_them() {
+        let text = "x = 1\n\n[b.c]\ny = 2\n[a]\nz = 3\n[b.d]\n";
+        assert_eq!(
+            top_level_keys(text).expect("toml"),
+            [("x".into(), 1), ("b".into(), 3), ("a".into(), 5)]
+        );
+        let (line, _) = top_level_keys("a = 1\n[b\n").expect_err("broken header");
+        assert_eq!(line, 2);
     }
 
     #[test]
