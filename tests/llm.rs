@@ -398,7 +398,7 @@ fn an_endpoint_that_reports_no_usage_is_counted_by_the_agent_and_priced() {
 
 #[test]
 fn a_stop_cuts_a_slow_request_and_a_retry_back_off_at_once() {
-    use vistawise::agent::decide::until_stopped;
+    use vistawise::policy::until_stopped;
     use vistawise::skills::{StopFlag, StopReason};
     let rt = runtime();
     let (server, slow_uri) = rt.block_on(async {

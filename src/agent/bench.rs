@@ -10,7 +10,6 @@ use std::time::Instant;
 use image::RgbImage;
 use serde::Serialize;
 
-use super::decide::Asker;
 use super::memory_step::LongTerm;
 use super::pipeline::{Parts, ms_since};
 use super::session::{Line, Recorder, SessionError};
@@ -21,6 +20,7 @@ use crate::capture::window::{PixelPath, WindowCapture};
 use crate::capture::x11::FrameWindow;
 use crate::perception::PreparedInput;
 use crate::perception::{Detector, DetectorError};
+use crate::policy::Asker;
 use crate::policy::planner::Planner;
 use crate::skills::{ActResult, StopFlag};
 

@@ -19,7 +19,7 @@ use super::success::SuccessCheck;
 use crate::llm::LlmError;
 use crate::llm::{Spent, UsageSummary};
 use crate::perception::Perception;
-use crate::policy::{LlmPolicy, MemoryStack};
+use crate::policy::{LlmPolicy, MemoryStack, llm_decision};
 use crate::skills::expand::bind;
 use crate::skills::library::ParamType;
 use crate::skills::{SkillCall, SkillLibrary};
@@ -416,7 +416,15 @@ pub fn run_file(
         let graph = pipeline::graph_view(parts, p);
         let (prompt, _) = pipeline::build_prompt(parts, p, &graph, &memory);
         let asked = std::time::Instant::now();
-        let decision = runtime.block_on(super::decide::llm_decision(parts, policy, &prompt, p))?;
+        let layout = pipeline::layout(parts, p);
+        let ctx = pipeline::expand_context(parts, &layout, p.frame_w, p.frame_h);
+        let decision = runtime.block_on(llm_decision(
+            policy,
+            &prompt,
+            &parts.profile.skills,
+            &ctx,
+            &parts.counter,
+        ))?;
         let seconds = asked.elapsed().as_secs_f64();
         let answered = decision.action.as_ref().map(|a| a.call.clone());
         let result = CaseResult {

@@ -6,9 +6,9 @@ use crate::llm::LlmClient;
 use crate::longterm::{LongTermMemory, Query, Tracker, TrackerEvent, episode, howto};
 use crate::skills::{ActResult, StopFlag};
 
-use super::decide::{Asker, DecideError, Observation, Policy, until_stopped};
 use super::end::EndReason;
-use super::pipeline::{Decision, Parts};
+use super::pipeline::Parts;
+use crate::policy::{Asker, DecideError, Decision, Observation, Policy, until_stopped};
 
 /// The long-term memory of a play session: the selected modules, the teacher the how-to memory
 /// asks (the LLM endpoint), and what the episode has done so far.
@@ -115,13 +115,14 @@ impl LongTerm {
 /// Every answer's attempts, tokens and cost are kept.
 pub fn revise(
     policy: &mut dyn Policy,
+    parts: &Parts,
     obs: &Observation<'_>,
     asker: &Asker<'_>,
     query: &Query,
     long_term: &mut LongTerm,
     mut decision: Decision,
 ) -> Decision {
-    for _ in 0..obs.parts.config.memory.max_revisions {
+    for _ in 0..parts.config.memory.max_revisions {
         let Some(plan) = decision.action.as_ref().map(|a| a.call.to_string()) else {
             break;
         };

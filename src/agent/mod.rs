@@ -2,12 +2,12 @@
 //! `replay` on a recorded session, `bench`), the session recording, and the session report.
 
 pub mod bench;
-pub mod decide;
 pub mod decision_bench;
 mod end;
 mod memory_step;
 pub mod pipeline;
 pub mod play;
+pub mod policy_choice;
 pub mod replay;
 pub mod scripted_run;
 mod see;

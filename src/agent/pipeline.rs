@@ -7,23 +7,21 @@ use std::time::Instant;
 use image::RgbImage;
 use petgraph::graph::NodeIndex;
 
-use super::session::Validation;
 use crate::config::Config;
 use crate::game::GameProfile;
 use crate::knowledge::{
     self, KnowledgeGraph, PathLimits, PooledText, ScreenText, SlotLabel, Strategy,
 };
-use crate::llm::Usage;
 use crate::llm::answers_in_json;
 use crate::longterm::{self, Query};
 use crate::perception::mask_areas;
 use crate::perception::{self, Detection, Detector, Perception, SplitContext, StageTimes};
 use crate::policy::planner::{Planner, View};
 use crate::policy::prompt::{self, StepInputs};
-use crate::policy::{Attempt, MemoryStack, PromptTemplate, TokenCounter, ValidAction};
+use crate::policy::{self, Decision, MemoryStack, PromptTemplate, TokenCounter};
 use crate::skills::gui::{GuiLayout, Slot};
 use crate::skills::gui_scale::GuiScaleTracker;
-use crate::skills::{ExpandContext, SkillCall, plan};
+use crate::skills::{ExpandContext, SkillCall};
 use crate::tasks::Task;
 use crate::toml_lines::DataFileError;
 
@@ -265,8 +263,15 @@ pub fn build_prompt_with(
     memory: &MemoryStack,
     long_term: &str,
 ) -> (String, usize) {
-    let values = prompt_values(parts, perception, graph, memory, long_term);
-    let text = parts.template.render(&values);
+    render_prompt(
+        parts,
+        &prompt_values(parts, perception, graph, memory, long_term),
+    )
+}
+
+/// The prompt of `values` and its token count.
+pub fn render_prompt(parts: &Parts, values: &prompt::PromptValues) -> (String, usize) {
+    let text = parts.template.render(values);
     let tokens = parts.counter.count(&text);
     (text, tokens)
 }
@@ -354,77 +359,16 @@ pub fn expand_context<'a>(
     parts.profile.expand_context(layout, w, h)
 }
 
-/// What a policy decided in one step.
-#[derive(Debug, Clone, Default)]
-pub struct Decision {
-    pub action: Option<ValidAction>,
-    pub attempts: Vec<Attempt>,
-    pub reasoning: String,
-    /// "valid" or why there is no action.
-    pub validation: Validation,
-    pub usage: Usage,
-    pub cost_usd: Option<f64>,
-    /// The planner found the target in the inventory.
-    pub done: bool,
-}
-
-impl Decision {
-    /// No action, and why (nothing asked, nothing spent).
-    pub fn no_action(validation: Validation) -> Self {
-        Decision {
-            validation,
-            cost_usd: Some(0.0),
-            ..Decision::default()
-        }
-    }
-
-    /// The target is in the inventory: the episode is won.
-    pub fn done() -> Self {
-        Decision {
-            done: true,
-            ..Decision::no_action(Validation::Done)
-        }
-    }
-
-    /// Adds what another request for this step spent (a cost unknown on either side is unknown).
-    pub fn add_spent(&mut self, usage: Usage, cost_usd: Option<f64>) {
-        self.usage.add(usage);
-        self.cost_usd = match (self.cost_usd, cost_usd) {
-            (Some(a), Some(b)) => Some(a + b),
-            _ => None,
-        };
-    }
-}
-
-/// Validates a call the way every policy's calls are validated.
+/// Validates a call the way every policy's calls are validated, on the window of `perception`.
 pub fn validate_call(
     parts: &Parts,
     call: SkillCall,
     reasoning: String,
     perception: &Perception,
 ) -> Decision {
-    let (w, h) = (perception.frame_w, perception.frame_h);
     let layout = layout(parts, perception);
-    let ctx = expand_context(parts, &layout, w, h);
-    match plan(&parts.profile.skills, &call, &ctx) {
-        Ok(events) => Decision {
-            action: Some(ValidAction {
-                call,
-                events,
-                reasoning: reasoning.clone(),
-            }),
-            reasoning,
-            validation: Validation::Valid,
-            cost_usd: Some(0.0),
-            ..Decision::default()
-        },
-        Err(e) => Decision {
-            reasoning,
-            validation: Validation::Refused(e.to_string()),
-            cost_usd: Some(0.0),
-            ..Decision::default()
-        },
-    }
+    let ctx = expand_context(parts, &layout, perception.frame_w, perception.frame_h);
+    policy::validate_call(&parts.profile.skills, &ctx, call, reasoning)
 }
 
 /// What the long-term memory is asked about this step: the task, the next missing item on the

@@ -14,13 +14,13 @@ use crate::skills::{
     ActResult, EnigoBackend, Executed, InputError, StopFlag, StopReason, WindowRect, execute,
 };
 
-use super::decide::{Asker, Policy};
 pub use super::end::EndReason;
 pub use super::memory_step::LongTerm;
 use super::pipeline::{Parts, ms_since};
 use super::session::{Line, Meta, Outcome, Recorder, SessionError, StageMs};
 use super::step::{Agent, LlmFailure, StepError};
 use super::success::Verdict;
+use crate::policy::{Asker, Policy};
 
 #[derive(Debug, Clone)]
 pub struct PlayOptions {

@@ -4,7 +4,6 @@
 
 use serde::Serialize;
 
-use super::decide::{Asker, Policy};
 use super::memory_step::LongTerm;
 use super::pipeline::Parts;
 use super::session::{Session, Validation};
@@ -12,6 +11,7 @@ use super::step::{Agent, LlmFailure, StepError};
 use crate::llm::Usage;
 use crate::perception::iou;
 use crate::perception::{Detection, Detector};
+use crate::policy::{Asker, Policy};
 use crate::skills::{SkillCall, StopFlag};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

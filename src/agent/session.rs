@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::llm::Usage;
 use crate::perception::{Detection, Perception};
 use crate::policy::Attempt;
+pub use crate::policy::Validation;
 use crate::skills::{ActResult, InputEvent, SkillCall};
 
 pub const FORMAT_VERSION: u32 = 1;
@@ -113,87 +114,6 @@ pub struct StepRecord {
     /// Why the success check set a sighting of the target aside (`[success]`), if it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub success_note: Option<String>,
-}
-
-/// What came of a step's decision: a valid action, the target got, or why there is no action.
-/// A session stores it as the text `Display` gives, and reads that text back.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(into = "String", from = "String")]
-pub enum Validation {
-    /// An action that expands into input events on this window.
-    Valid,
-    /// The target is in the inventory: nothing left to do.
-    Done,
-    /// The planner sees no way on.
-    PlannerStuck(String),
-    /// The sub-goal policy has no goal to work toward (what became of the last one, if any).
-    NoGoal(Option<String>),
-    /// The LLM could not be reached (the loop goes on; the limits still apply).
-    LlmFailed(String),
-    /// A stop came while the LLM was asked.
-    Stopped,
-    /// Replay: none of the recorded answers validates against today's skill library.
-    NoValidRecordedAnswer,
-    /// The LLM gave no answer.
-    #[default]
-    NoAnswer,
-    /// The answer or the call was refused: why.
-    Refused(String),
-}
-
-const NO_GOAL: &str = "no goal to work toward (";
-
-impl Validation {
-    pub fn is_valid(&self) -> bool {
-        *self == Validation::Valid
-    }
-}
-
-impl std::fmt::Display for Validation {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Validation::Valid => f.write_str("valid"),
-            Validation::Done => f.write_str("done"),
-            Validation::PlannerStuck(why) => write!(f, "planner stuck: {why}"),
-            Validation::NoGoal(Some(last)) => write!(f, "{NO_GOAL}{last})"),
-            Validation::NoGoal(None) => f.write_str("no goal named"),
-            Validation::LlmFailed(e) => write!(f, "LLM request failed: {e}"),
-            Validation::Stopped => f.write_str("stopped while waiting for the LLM"),
-            Validation::NoValidRecordedAnswer => f.write_str("no recorded answer is valid now"),
-            Validation::NoAnswer => f.write_str("no answer"),
-            Validation::Refused(why) => f.write_str(why),
-        }
-    }
-}
-
-impl From<Validation> for String {
-    fn from(v: Validation) -> String {
-        v.to_string()
-    }
-}
-
-impl From<String> for Validation {
-    /// The session text back; any other text is a refusal's reason.
-    fn from(s: String) -> Validation {
-        match s.as_str() {
-            "valid" => return Validation::Valid,
-            "done" => return Validation::Done,
-            "no goal named" => return Validation::NoGoal(None),
-            "stopped while waiting for the LLM" => return Validation::Stopped,
-            "no recorded answer is valid now" => return Validation::NoValidRecordedAnswer,
-            "no answer" => return Validation::NoAnswer,
-            _ => {}
-        }
-        if let Some(why) = s.strip_prefix("planner stuck: ") {
-            Validation::PlannerStuck(why.to_string())
-        } else if let Some(last) = s.strip_prefix(NO_GOAL).and_then(|r| r.strip_suffix(')')) {
-            Validation::NoGoal(Some(last.to_string()))
-        } else if let Some(e) = s.strip_prefix("LLM request failed: ") {
-            Validation::LlmFailed(e.to_string())
-        } else {
-            Validation::Refused(s)
-        }
-    }
 }
 
 /// Written after the action ran: what was sent and how it ended.

@@ -8,15 +8,14 @@ use std::time::Instant;
 
 use image::RgbImage;
 
-use super::decide::{self, Asker, DecideError, Observation, Policy};
 use super::memory_step::{LongTerm, revise};
-use super::pipeline::{self, Decision, Parts, ms_since};
+use super::pipeline::{self, Parts, ms_since};
 use super::see::{self, Seen};
 use super::session::{StageMs, StepRecord};
 use super::success::SuccessCheck;
 use crate::longterm::Query;
 use crate::perception::{Detector, DetectorError};
-use crate::policy::MemoryStack;
+use crate::policy::{Asker, DecideError, Decision, MemoryStack, Observation, Policy, or_no_action};
 use crate::skills::ActResult;
 use crate::skills::gui_scale::GuiScaleTracker;
 
@@ -174,28 +173,47 @@ impl<'a> Agent<'a> {
         let query = pipeline::memory_query(parts, &seen.perception, &seen.graph);
         let (long_term_text, teacher_tokens) =
             long_term.step(parts, &query, asker.runtime, asker.stop);
-        let (prompt, prompt_tokens) = pipeline::build_prompt_with(
+        let values = pipeline::prompt_values(
             parts,
             &seen.perception,
             &seen.graph,
             memory,
             &long_term_text,
         );
+        let (prompt, prompt_tokens) = pipeline::render_prompt(parts, &values);
         stage_ms.prompt = ms_since(t);
 
         let t = Instant::now();
+        let layout = pipeline::layout(parts, &seen.perception);
+        let (w, h) = (seen.perception.frame_w, seen.perception.frame_h);
+        let expand = pipeline::expand_context(parts, &layout, w, h);
         let obs = Observation {
-            parts,
             step: number,
+            kg: &parts.kg,
+            target: parts.target,
             perception: &seen.perception,
-            graph: &seen.graph,
-            memory,
-            long_term: &long_term_text,
+            visual: &seen.graph.visual,
+            pooled: &seen.graph.pooled,
+            layout: &layout,
+            expand: &expand,
+            skills: &parts.profile.skills,
+            llm: &parts.config.llm,
+            template: &parts.template,
+            counter: &parts.counter,
+            values: &values,
             prompt: &prompt,
         };
         let decision = match seen.verdict.decision(parts, obs.perception) {
             Some(d) if !policy.decides_checked_steps() => d,
-            _ => ask_policy(&mut **policy, long_term, *llm_failure, &obs, &query, asker)?,
+            _ => ask_policy(
+                &mut **policy,
+                parts,
+                long_term,
+                *llm_failure,
+                &obs,
+                &query,
+                asker,
+            )?,
         };
         stage_ms.policy = ms_since(t);
         Ok(Step {
@@ -231,6 +249,7 @@ impl<'a> Agent<'a> {
 /// The policy's decision, revised by MINDSTORES' outcome prediction where the policy allows it.
 fn ask_policy(
     policy: &mut dyn Policy,
+    parts: &Parts,
     long_term: &mut LongTerm,
     llm_failure: LlmFailure,
     obs: &Observation<'_>,
@@ -239,10 +258,10 @@ fn ask_policy(
 ) -> Result<Decision, StepError> {
     let first = match (policy.decide(obs, asker), llm_failure) {
         (Err(e), LlmFailure::Error) => return Err(e.into()),
-        (decided, _) => decide::or_no_action(decided),
+        (decided, _) => or_no_action(decided),
     };
     if !policy.revisable() {
         return Ok(first);
     }
-    Ok(revise(policy, obs, asker, query, long_term, first))
+    Ok(revise(policy, parts, obs, asker, query, long_term, first))
 }

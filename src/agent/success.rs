@@ -8,9 +8,10 @@
 //! inventory refutes is left out of the perception for `ignore_steps` steps, so that neither the
 //! policy nor the next check acts on it.
 
-use super::pipeline::{Decision, GraphView, Parts, layout, validate_call};
+use super::pipeline::{GraphView, Parts, layout, validate_call};
 use crate::game::SuccessRule;
 use crate::perception::Perception;
+use crate::policy::Decision;
 use crate::skills::SkillCall;
 use crate::skills::gui::{GuiLayout, Slot};
 

@@ -6,14 +6,15 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use vistawise::agent::decide::{self, LlmOptions, Policy, PolicyChoice};
 use vistawise::agent::pipeline::Parts;
 use vistawise::agent::play::{self, PlayOptions, Status};
+use vistawise::agent::policy_choice::{self, LlmOptions, PolicyChoice};
 use vistawise::agent::session::Recorder;
 use vistawise::capture::source::{FrameSource, RecordedFrames};
 use vistawise::capture::window::WindowCapture;
 use vistawise::capture::windows;
 use vistawise::config::Config;
+use vistawise::policy::Policy;
 use vistawise::skills::{StopFlag, emergency};
 
 use super::AppContext;
@@ -172,7 +173,7 @@ fn build_policy(args: &PlayArgs, parts: &Parts) -> Result<Box<dyn Policy>> {
         record_to: args.record_llm.clone(),
         cost_cap_usd: args.max_cost.unwrap_or(parts.config.safety.max_cost_usd),
     };
-    Ok(decide::build_policy(choice, parts, &llm, None)?)
+    Ok(policy_choice::build_policy(choice, parts, &llm, None)?)
 }
 
 /// The frames to play on, and their name for the start line: the game window, or with

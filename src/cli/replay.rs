@@ -7,12 +7,13 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
-use vistawise::agent::decide::{self, LlmOptions, Policy, PolicyChoice};
 use vistawise::agent::pipeline::Parts;
+use vistawise::agent::policy_choice::{self, LlmOptions, PolicyChoice};
 use vistawise::agent::replay::{self, StepDiff};
 use vistawise::agent::session::Session;
 use vistawise::llm::{Spent, UsageSummary};
 use vistawise::perception::Detector;
+use vistawise::policy::Policy;
 
 use super::AppContext;
 use super::kg::GraphArgs;
@@ -91,7 +92,7 @@ fn replay_policy<'s>(
         ReplayPolicyArg::Planner => PolicyChoice::Planner,
         ReplayPolicyArg::Llm => PolicyChoice::Llm,
     };
-    Ok(decide::build_policy(
+    Ok(policy_choice::build_policy(
         choice,
         parts,
         &LlmOptions::default(),
