@@ -220,6 +220,11 @@ fn a_broken_success_section_is_refused_naming_the_field_and_its_line() {
             "ignore_steps = 0",
             "success.ignore_steps",
         ),
+        (
+            "ignore_steps = 3",
+            "ignore_steps = 3\ndeath_screen = \"hud\"",
+            "success.death_screen",
+        ),
     ] {
         let bad = text.replace(from, to);
         assert_ne!(

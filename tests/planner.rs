@@ -499,6 +499,47 @@ fn exploring_stops_as_soon_as_the_thing_comes_into_view() {
     );
 }
 
+/// The client's ores lie under the ground: with none in view the planner digs a staircase down
+/// (`dig.down` steps, counted over the session), then a level tunnel, instead of walking the
+/// surface, looking back along the way dug now and then; an ore that comes into view is aimed
+/// at as anything else is.
+#[test]
+fn an_ore_not_in_view_is_dug_for_down_a_staircase_then_along_a_tunnel() {
+    let mut w = world_with("minecraft-web", (1280, 720), |c| {
+        let coal = c.gather.get_mut("Coal").expect("coal rule");
+        let dig = coal.dig.as_mut().expect("coal dig");
+        dig.down = 2;
+        dig.look_back_every = Some(3);
+    });
+    let hud = vec![
+        icon("wood_pickaxe_icon", web_hotbar_x(0), WEB_HOTBAR_Y),
+        icon("stone_pickaxe_icon", web_hotbar_x(1), WEB_HOTBAR_Y),
+    ];
+    let stairs = call("dig_stairs_down", &[2.0, 1.3]);
+    let tunnel = call("dig_tunnel_forward", &[2.0, 1.3]);
+    let round = call("turn_by", &[180.0]);
+    let mut calls = Vec::new();
+    for _ in 0..7 {
+        calls.push(act(w.step("Coal", vec![], hud.clone())));
+    }
+    // Every third dig a look back along the way dug, and a turn round before the next dig.
+    assert_eq!(
+        calls,
+        [
+            stairs.clone(),
+            stairs,
+            tunnel.clone(),
+            round.clone(),
+            round,
+            tunnel.clone(),
+            tunnel
+        ]
+    );
+    // Ore in view: aimed at, not dug past.
+    let ore = entity("coal_ore", 900.0, 380.0, true);
+    assert_eq!(act(w.step("Coal", vec![ore], hud)).skill, "turn");
+}
+
 /// A Minetest HUD hotbar icon at 854x480 (slot i centred at (226 + 58 i, 447)) with a read count.
 fn minetest_slot(class: &str, slot: u8, count: Option<u32>) -> InventoryIcon {
     InventoryIcon {

@@ -18,6 +18,8 @@ pub enum EndReason {
     WindowGone,
     /// An error ended the loop (the error itself is returned too).
     Error(String),
+    /// The game showed its death screen (`[success] death_screen`).
+    Died,
 }
 
 impl EndReason {
@@ -37,6 +39,7 @@ impl std::fmt::Display for EndReason {
             EndReason::FramesRanOut => f.write_str("no more recorded frames"),
             EndReason::WindowGone => f.write_str("the game window disappeared"),
             EndReason::Error(e) => write!(f, "error: {e}"),
+            EndReason::Died => f.write_str("died: the game showed its death screen"),
         }
     }
 }

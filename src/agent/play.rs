@@ -200,6 +200,9 @@ impl Episode<'_, '_> {
         if step.decision.done || step.seen.verdict == Verdict::Obtained {
             return Ok(Flow::End(EndReason::Success));
         }
+        if step.seen.verdict == Verdict::Died {
+            return Ok(Flow::End(EndReason::Died));
+        }
         let Some(action) = &step.decision.action else {
             self.status.last_action = format!("(no action: {})", step.decision.validation);
             on_status(&self.status);

@@ -11,7 +11,7 @@
 use super::pipeline::{GraphView, Parts, layout, validate_call};
 use crate::game::SuccessRule;
 use crate::perception::Perception;
-use crate::policy::Decision;
+use crate::policy::{Decision, Validation};
 use crate::skills::SkillCall;
 use crate::skills::gui::{GuiLayout, Slot};
 
@@ -27,6 +27,8 @@ pub enum Verdict {
     Refuted { why: String, skill: String },
     /// Not obtained; `note` says why a sighting was set aside, if one was.
     NotYet { note: Option<String> },
+    /// The game shows its death screen (`[success] death_screen`): the session ends, failed.
+    Died,
 }
 
 impl Verdict {
@@ -47,6 +49,7 @@ impl Verdict {
                 ))
             }
             Verdict::NotYet { .. } => None,
+            Verdict::Died => Some(Decision::no_action(Validation::Died)),
         }
     }
 
@@ -101,6 +104,15 @@ impl SuccessCheck {
         let ignoring = self.ignore_left > 0;
         self.ignore_left = self.ignore_left.saturating_sub(1);
         self.drop_now = ignoring;
+        if let Some(death) = parts
+            .profile
+            .success
+            .as_ref()
+            .and_then(|r| r.death_screen.as_ref())
+            && perception.marked_screens.contains(death)
+        {
+            return Verdict::Died;
+        }
         let Some(rule) = &parts.profile.success else {
             return match icons.iter().any(|i| layout.in_bag(i.x, i.y)) {
                 true => Verdict::Obtained,
@@ -296,6 +308,37 @@ mod tests {
         let verdict = check.judge(parts, &graph_view(parts, &perception), &perception);
         check.drop_refuted(parts, &mut perception);
         (verdict, perception.icons.len())
+    }
+
+    /// The client's death screen (`[success] death_screen`), told by its marker: the verdict
+    /// ends the session, whatever the frame's icons say; with no death screen marked the
+    /// check goes on as usual.
+    #[test]
+    fn the_death_screen_ends_the_session_as_died() {
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut config = Config::builtin();
+        config.game.profile = "minecraft-web".into();
+        config.llm.prompt_template = repo.join(&config.llm.prompt_template);
+        let kg = KnowledgeGraph::load(&repo.join("kg/minecraft.toml")).expect("kg");
+        let tasks = TaskList::load(&repo.join("config/tasks.toml")).expect("tasks");
+        let parts = Parts::assemble(config, kg, &tasks, repo, "coal").expect("parts");
+        let mut check = SuccessCheck::default();
+        let mut perception = Perception {
+            frame_w: 1280,
+            frame_h: 720,
+            ..Perception::default()
+        };
+        let graph = graph_view(&parts, &perception);
+        assert_eq!(
+            check.judge(&parts, &graph, &perception),
+            Verdict::NotYet { note: None }
+        );
+        perception.marked_screens = vec!["death".into()];
+        let verdict = check.judge(&parts, &graph, &perception);
+        assert_eq!(verdict, Verdict::Died);
+        let decision = verdict.decision(&parts, &perception).expect("decided");
+        assert!(decision.action.is_none());
+        assert_eq!(decision.validation, Validation::Died);
     }
 
     #[test]

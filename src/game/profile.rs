@@ -186,6 +186,13 @@ fn check_success(
     if !gui.has_bag_regions() {
         return Err("[success] needs [gui] bag_regions (which slots the player owns)".into());
     }
+    if let Some(death) = &rule.death_screen
+        && !gui.has_marker(death)
+    {
+        return Err(format!(
+            "success.death_screen: no screen \"{death}\" with a marker in [gui.screens]"
+        ));
+    }
     Ok(())
 }
 

@@ -29,6 +29,11 @@ pub struct SuccessRule {
     /// ran as clicks in the inventory).
     #[serde(default)]
     pub close_skill: Option<String>,
+    /// The screen (by its `[gui]` marker) the game shows when the player died: a frame that
+    /// shows it ends the session as a failure (`died`), recorded as the session's end. Left
+    /// out: deaths are not told.
+    #[serde(default)]
+    pub death_screen: Option<String>,
 }
 
 fn default_hud_screen() -> String {

@@ -106,9 +106,12 @@ pub enum Validation {
     NoAnswer,
     /// The answer or the call was refused: why.
     Refused(String),
+    /// The game showed its death screen: nothing is decided, the session ends.
+    Died,
 }
 
 const NO_GOAL: &str = "no goal to work toward (";
+const DIED: &str = "the player died";
 
 impl Validation {
     pub fn is_valid(&self) -> bool {
@@ -129,6 +132,7 @@ impl std::fmt::Display for Validation {
             Validation::NoValidRecordedAnswer => f.write_str("no recorded answer is valid now"),
             Validation::NoAnswer => f.write_str("no answer"),
             Validation::Refused(why) => f.write_str(why),
+            Validation::Died => f.write_str(DIED),
         }
     }
 }
@@ -149,6 +153,7 @@ impl From<String> for Validation {
             "stopped while waiting for the LLM" => return Validation::Stopped,
             "no recorded answer is valid now" => return Validation::NoValidRecordedAnswer,
             "no answer" => return Validation::NoAnswer,
+            DIED => return Validation::Died,
             _ => {}
         }
         if let Some(why) = s.strip_prefix("planner stuck: ") {

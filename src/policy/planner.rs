@@ -20,12 +20,14 @@ use crate::skills::{CallArg, SkillCall};
 mod bag_memory;
 mod config;
 mod demand;
+mod dig;
 mod give_up;
 mod screens;
 mod search;
 
 pub use config::{
-    ArgToken, CallTemplate, CraftRule, GatherRule, PlannerConfig, ScoutConfig, ScreenRule,
+    ArgToken, CallTemplate, CraftRule, DigSearch, GatherRule, PlannerConfig, ScoutConfig,
+    ScreenRule,
 };
 
 /// The skills a walk toward a thing calls (`walk`): a plain walk, and a jump when stuck.
@@ -170,6 +172,8 @@ pub struct Planner {
     /// Steps toward things out of reach since one was last in reach, and walks left in which
     /// things out of reach are passed over (`give_up_after`).
     give_up: give_up::GiveUp,
+    /// How far the digging for things under the ground has gone (`dig`).
+    dug: dig::Dug,
 }
 
 /// Looks around in a row, with no gather between, after which the next one is a detour.
@@ -437,6 +441,7 @@ impl Planner {
             opening: None,
             bag: bag_memory::BagMemory::default(),
             give_up: give_up::GiveUp::default(),
+            dug: dig::Dug::default(),
         }
     }
 

@@ -192,8 +192,31 @@ enum RawScreenScale {
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Marker {
     area: (u32, u32, u32, u32),
-    luma: (u8, u8),
+    pixel: MarkerPixel,
     min_fraction: f32,
+}
+
+/// What a pixel of a marker's area must be.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum MarkerPixel {
+    /// A Rec. 601 luma in the range.
+    Luma(u8, u8),
+    /// Red by at least this much over the greater of green and blue (0-255): a window tinted
+    /// red, as the web client's death screen tints it, whatever is under the tint.
+    Red(u8),
+}
+
+impl MarkerPixel {
+    fn holds(self, [r, g, b]: [u8; 3]) -> bool {
+        match self {
+            MarkerPixel::Luma(lo, hi) => {
+                // Rec. 601 luma, in integers.
+                let luma = (299 * u32::from(r) + 587 * u32::from(g) + 114 * u32::from(b)) / 1000;
+                (u32::from(lo)..=u32::from(hi)).contains(&luma)
+            }
+            MarkerPixel::Red(min) => i32::from(r) - i32::from(g.max(b)) >= i32::from(min),
+        }
+    }
 }
 
 /// A grid of slots, row-major, `pitch` GUI pixels apart (x, y).
@@ -304,12 +327,16 @@ struct RawScreen {
 }
 
 /// `marker = { area = [x, y, w, h], luma = [0, 40], min_fraction = 0.8 }`: at least
-/// `min_fraction` of the area's pixels have a luma in the range while the screen is open.
+/// `min_fraction` of the area's pixels have a luma in the range while the screen is open; or,
+/// instead of `luma`, `red = 40`: red by at least 40 over green and blue.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawMarker {
     area: [u32; 4],
-    luma: [u8; 2],
+    #[serde(default)]
+    luma: Option<[u8; 2]>,
+    #[serde(default)]
+    red: Option<u8>,
     min_fraction: f32,
 }
 
@@ -402,16 +429,25 @@ impl Lines<'_> {
                         ),
                     ));
                 }
-                let [lo, hi] = r.luma;
-                if lo > hi {
-                    return Err(self.error(
-                        &m,
-                        format!("{key}.marker.luma [{lo}, {hi}] must be [low, high]"),
-                    ));
-                }
+                let pixel = match (r.luma, r.red) {
+                    (Some([lo, hi]), None) if lo <= hi => MarkerPixel::Luma(lo, hi),
+                    (Some([lo, hi]), None) => {
+                        return Err(self.error(
+                            &m,
+                            format!("{key}.marker.luma [{lo}, {hi}] must be [low, high]"),
+                        ));
+                    }
+                    (None, Some(min)) => MarkerPixel::Red(min),
+                    _ => {
+                        return Err(self.error(
+                            &m,
+                            format!("{key}.marker needs one of luma = [low, high] and red = min"),
+                        ));
+                    }
+                };
                 Some(Marker {
                     area: (x, y, mw, mh),
-                    luma: (lo, hi),
+                    pixel,
                     min_fraction: r.min_fraction,
                 })
             }
@@ -928,13 +964,8 @@ impl<'a> GuiLayout<'a> {
                 let mut all = 0u64;
                 for py in y0..y1 {
                     for px in x0..x1 {
-                        // Rec. 601 luma, in integers.
-                        let [r, g, b] = frame.get_pixel(px as u32, py as u32).0;
-                        let luma =
-                            (299 * u32::from(r) + 587 * u32::from(g) + 114 * u32::from(b)) / 1000;
                         all += 1;
-                        within +=
-                            u64::from((u32::from(m.luma.0)..=u32::from(m.luma.1)).contains(&luma));
+                        within += u64::from(m.pixel.holds(frame.get_pixel(px as u32, py as u32).0));
                     }
                 }
                 let shown = all > 0 && within as f64 >= f64::from(m.min_fraction) * all as f64;

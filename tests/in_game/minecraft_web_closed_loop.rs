@@ -443,3 +443,81 @@ fn a_log_from_the_games_own_spawn_in_an_unseen_world() {
         failures.join("\n---\n")
     );
 }
+
+/// The way down to the ores and back: in stone (an air pocket carved for the player, a stone
+/// pickaxe on key 1), `dig_stairs_down` goes down a block a call with the three blocks' drops,
+/// and jump-walks back up the staircase reach the start again.
+#[test]
+fn a_staircase_dug_down_through_stone_is_walked_back_up_on_the_minecraft_client() {
+    let _game = support::one_game();
+    let game = McwebGame::start(3002);
+    let server = game.server();
+    let (x, y, z) = (70, 70, 70);
+    for dy in [0, 1] {
+        server
+            .command(json!({"cmd": "setblock", "x": x, "y": y + dy, "z": z, "block": "air"}))
+            .expect("setblock");
+    }
+    server
+        .command(json!({"cmd": "tp", "x": x as f64 + 0.5, "y": y, "z": z as f64 + 0.5, "yaw": 180.0, "pitch": 10.0}))
+        .expect("tp");
+    server
+        .command(json!({"cmd": "set_inventory", "slots": {"36": "stone_pickaxe 1"}}))
+        .expect("set_inventory");
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let skill = |args: &[&str]| {
+        let o = support::binary()
+            .args(["--game", "minecraft-web", "skills", "run"])
+            .args(args)
+            .current_dir(support::repo())
+            .env("DISPLAY", &game.display)
+            .output()
+            .expect("run vistawise skills run");
+        assert!(
+            o.status.success(),
+            "skills run {args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        std::thread::sleep(std::time::Duration::from_millis(700));
+        server.player().expect("state")
+    };
+    let mut player = server.player().expect("state");
+    for _ in 0..4 {
+        player = skill(&["dig_stairs_down", "1", "1.2"]);
+    }
+    let bottom = player.pos.expect("a position").y;
+    assert!(
+        bottom <= f64::from(y) - 3.0 && player.count("cobblestone") >= 9,
+        "four steps down from y {y} ended at y {bottom} holding {:?}",
+        player.inventory
+    );
+    skill(&["turn_by", "180"]);
+    for _ in 0..6 {
+        player = skill(&["jump_forward", "0.5"]);
+    }
+    let top = player.pos.expect("a position").y;
+    assert!(
+        top >= f64::from(y) - 0.5,
+        "walked back up from y {bottom} only to y {top}"
+    );
+}
+
+/// A player killed in the game: the client's death screen (its red tint) ends `play` at the
+/// first step as `died`, recorded as the session's end, and the command fails.
+#[test]
+fn the_death_screen_ends_a_play_as_died_on_the_minecraft_client() {
+    let _game = support::one_game();
+    let game = McwebGame::start(3003);
+    let server = game.server();
+    server
+        .command(json!({"cmd": "run", "command": "kill agent"}))
+        .expect("kill");
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    assert_eq!(server.player().expect("state").health, Some(0.0));
+    let (ok, session, log) = play(&game, "log", 20, 0);
+    assert!(!ok, "a play that died succeeded:\n{log}");
+    let recorded = vistawise::agent::session::Session::load(&session).expect("session");
+    assert_eq!(recorded.steps.len(), 1, "{log}");
+    let end = recorded.end.expect("an end line");
+    assert!(end.starts_with("died"), "{end}\n{log}");
+}

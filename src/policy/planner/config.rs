@@ -41,6 +41,33 @@ pub struct GatherRule {
     /// `approach_seconds` (ore in a wall is mined from farther than a trunk is walked to).
     #[serde(default)]
     pub approach_seconds: Option<f64>,
+    /// The thing lies under the ground (ore in stone): when none is in view it is dug for, not
+    /// looked for on the surface. Left out: looked for (`explore`, `[planner.scout]`).
+    #[serde(default)]
+    pub dig: Option<DigSearch>,
+}
+
+/// Digging for what lies under the ground: a staircase down (walkable back up) to the depth the
+/// thing lies at, then a level tunnel; whatever comes into view on the way is approached and
+/// mined as usual, and the digging goes on from wherever that left the player.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DigSearch {
+    /// Steps of the staircase down before the search goes on level, counted over the whole
+    /// session (the player stays down: a later item's search starts at the depth an earlier
+    /// one reached). The game's generator says the depth (docs/minecraft-web.md).
+    pub down: u32,
+    /// One step of the staircase (`["dig_stairs_down", "hotbar:Stone Pickaxe", 1.3]`).
+    pub stairs: CallTemplate,
+    /// One block of the level tunnel (`["dig_tunnel_forward", ...]`).
+    pub tunnel: CallTemplate,
+    /// After this many calls of digging, the view is turned round (`turn_by` 180) for a step:
+    /// from the wall a dig leaves the player against, the walls of the way dug are out of view
+    /// (the client's run from nothing tunnelled 28 blocks past them looking at stone), and
+    /// looking back along them shows their ores. The next dig turns round again first. Left
+    /// out: never.
+    #[serde(default)]
+    pub look_back_every: Option<u32>,
 }
 
 fn default_approach_seconds() -> f64 {
@@ -357,6 +384,17 @@ impl PlannerConfig {
             }
             let what = format!("gather \"{item}\"");
             c.call(&rule.skill, &rule.args, &what)?;
+            if let Some(dig) = &rule.dig {
+                c.template(&dig.stairs, &format!("{what}: dig.stairs"))?;
+                c.template(&dig.tunnel, &format!("{what}: dig.tunnel"))?;
+                if let Some(every) = dig.look_back_every {
+                    if every == 0 {
+                        return Err(format!("{what}: dig.look_back_every must be at least 1"));
+                    }
+                    let half_turn = [ArgToken::Number(180.0)];
+                    c.call(TURN_BY, &half_turn, &format!("{what}: dig.look_back_every"))?;
+                }
+            }
             // The walk is a call of the walking skills: their own ranges bound it.
             if let Some(w) = rule.approach_seconds {
                 for walk in [WALK, JUMP] {

@@ -49,7 +49,10 @@ impl Planner {
             return Ok(());
         }
         match self.worth_approaching(nearest_entity(approach, view), approach) {
-            None => self.look_for(approach, view),
+            None => match &rule.dig {
+                Some(dig) => self.dig_for(approach, dig),
+                None => self.look_for(approach, view),
+            },
             Some(e) => self.close_in(&goal, &e, call, view),
         }
         Ok(())

@@ -36,6 +36,20 @@ fn the_screens_whose_marker_the_frame_shows_are_listed() {
     assert_eq!(layout.marked_screens(&light), ["furnace"]);
     let sky = image::RgbImage::from_pixel(1280, 720, image::Rgb([173, 216, 230]));
     assert!(layout.marked_screens(&sky).is_empty());
+    // The death screen's red tint, half over the sky and the grey grid, marks the death screen
+    // (a tinted sky may pass for another screen's marker too: the death ends the session
+    // first); none of the frames above does.
+    let tint = |[r, g, b]: [u8; 3]| image::Rgb([r / 2 + 128, g / 2, b / 2]);
+    for under in [[173, 216, 230], [139, 139, 139], [0, 0, 0], [255, 255, 255]] {
+        let dead = image::RgbImage::from_pixel(1280, 720, tint(under));
+        assert!(
+            layout.marked_screens(&dead).contains(&"death".to_string()),
+            "{under:?}"
+        );
+    }
+    for alive in [&frame, &light, &sky] {
+        assert!(!layout.marked_screens(alive).contains(&"death".to_string()));
+    }
     // The vanilla profile has no marker.
     let vanilla = minecraft();
     assert!(

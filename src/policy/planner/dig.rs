@@ -1,0 +1,70 @@
+//! Digging for what lies under the ground (a gather rule's `dig`): a staircase down to the
+//! depth the thing lies at, then a level tunnel, one call a step, with a look back along the way
+//! dug now and then. Whatever comes into view on the way is approached and mined as anything
+//! else is; the digging goes on from wherever that left the player, in the heading it left the
+//! view in.
+
+use super::config::{ArgToken, DigSearch};
+use super::{Planner, TURN_BY};
+
+/// How far the digging has gone in this session.
+#[derive(Debug, Default)]
+pub(super) struct Dug {
+    /// Steps of staircase dug down.
+    down: u32,
+    /// Blocks of level tunnel dug since the staircase last went down.
+    ahead: u32,
+    /// Digs since the view last looked back along the way dug.
+    since_look: u32,
+    /// The view is turned round (a look back): the next dig turns it round again first.
+    looking_back: bool,
+}
+
+impl Planner {
+    /// Nothing to approach in view and the thing lies under the ground: one more step of the
+    /// staircase down, or, once as deep as `dig.down` says, one more block of tunnel; every
+    /// `look_back_every` digs a half turn first, for one step's look at the walls dug past.
+    pub(super) fn dig_for(&mut self, approach: &str, dig: &DigSearch) {
+        self.gather_streak = 0;
+        self.approach_walks = None;
+        // A thing aimed at and lost is dug toward (the dig keeps the heading the aim left),
+        // not walked to: underground a walk ends at the next wall.
+        self.approaching = false;
+        self.last_turn = None;
+        let half_turn = || vec![ArgToken::Token(TURN_BY.into()), ArgToken::Number(180.0)];
+        let dug = &mut self.dug;
+        if std::mem::take(&mut dug.looking_back) {
+            let why = format!("no {approach} along the way dug: turn round and dig on");
+            self.pending.push_back((half_turn(), why));
+        } else if dig.look_back_every.is_some_and(|n| dug.since_look >= n) {
+            dug.since_look = 0;
+            dug.looking_back = true;
+            let why = format!("look back along the way dug for {approach} in its walls");
+            self.pending.push_back((half_turn(), why));
+            return;
+        }
+        let dug = &mut self.dug;
+        dug.since_look += 1;
+        let (call, why) = if dug.down < dig.down {
+            dug.down += 1;
+            dug.ahead = 0;
+            (
+                dig.stairs.clone(),
+                format!(
+                    "no {approach} in view: dig down for it (step {} of {} of the staircase)",
+                    dug.down, dig.down
+                ),
+            )
+        } else {
+            dug.ahead += 1;
+            (
+                dig.tunnel.clone(),
+                format!(
+                    "no {approach} in view {} steps down: tunnel on ({} blocks)",
+                    dug.down, dug.ahead
+                ),
+            )
+        };
+        self.pending.push_back((call, why));
+    }
+}
