@@ -540,6 +540,31 @@ fn an_ore_not_in_view_is_dug_for_down_a_staircase_then_along_a_tunnel() {
     assert_eq!(act(w.step("Coal", vec![ore], hud)).skill, "turn");
 }
 
+/// From nothing the iron pickaxe's chain holds the ores and the coal before it has a furnace:
+/// the smelting screen's station is made first (the graph says only that a furnace "outputs"
+/// ingots; a run went to open a furnace it had never made).
+#[test]
+fn the_furnace_the_ingots_are_smelted_in_is_crafted_before_it_is_opened() {
+    let mut w = world_with("minecraft-web", (1280, 720), |_| {});
+    let hud: Vec<InventoryIcon> = [
+        "crafting_table_icon",
+        "cobblestone_icon",
+        "iron_ore_icon",
+        "coal_icon",
+        "stone_pickaxe_icon",
+        "plank_icon",
+        "stick_icon",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, class)| icon(class, web_hotbar_x(i as u8), WEB_HOTBAR_Y))
+    .collect();
+    let PlanStep::Act(call, why) = w.step("Iron Pickaxe", vec![], hud) else {
+        panic!("no action");
+    };
+    assert!(why.contains("craft Furnace"), "{call:?}: {why}");
+}
+
 /// A Minetest HUD hotbar icon at 854x480 (slot i centred at (226 + 58 i, 447)) with a read count.
 fn minetest_slot(class: &str, slot: u8, count: Option<u32>) -> InventoryIcon {
     InventoryIcon {

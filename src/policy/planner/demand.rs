@@ -31,6 +31,19 @@ impl Planner {
                 }
             }
         }
+        // A crafted item needs the station its screen stands on, which the graph may not link
+        // to it (a furnace "outputs" iron ingots): from nothing, the iron pickaxe's chain went
+        // to open a furnace it had never made.
+        if let Some(station) = self
+            .config
+            .craft
+            .get(name)
+            .and_then(|r| self.config.screens.get(&r.screen))
+            .and_then(|s| s.station.as_deref())
+            .and_then(|n| kg.node(n))
+        {
+            needs.insert(station);
+        }
         // A gathered item needs the tool that mines its source.
         if let Some(rule) = self.config.gather.get(name) {
             let source = rule.approach.as_deref().and_then(|a| kg.node(a));
