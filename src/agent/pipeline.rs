@@ -164,11 +164,9 @@ pub fn one_icon_per_slot(perception: &mut Perception, layout: &GuiLayout, slots:
         })
     };
     let keep: Vec<bool> = (0..icons.len()).map(|k| !beaten(k)).collect();
-    perception.icons = icons
-        .into_iter()
-        .zip(keep)
-        .filter_map(|(icon, keep)| keep.then_some(icon))
-        .collect();
+    let (kept, set_aside): (Vec<_>, Vec<_>) = icons.into_iter().zip(keep).partition(|(_, k)| *k);
+    perception.icons = kept.into_iter().map(|(icon, _)| icon).collect();
+    perception.set_aside = set_aside.into_iter().map(|(icon, _)| icon).collect();
 }
 
 /// The count drawn in the slot under each icon (`None` where it cannot be read). An icon is
@@ -472,5 +470,12 @@ mod tests {
                 ("dirt_icon", 0.5)
             ]
         );
+        // The beaten read is set aside, not lost.
+        let set_aside: Vec<&str> = perception
+            .set_aside
+            .iter()
+            .map(|i| i.class.as_str())
+            .collect();
+        assert_eq!(set_aside, ["wood_pickaxe_icon"]);
     }
 }

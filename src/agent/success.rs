@@ -89,7 +89,7 @@ impl SuccessCheck {
         // A slot read as the target and as something else (the client's used stone pickaxe in
         // the furnace screen read as an iron pickaxe, 0.80, beside itself, 0.76: the iron
         // pickaxe task ended at its first step with none) proves nothing.
-        self.contested = contested_target_icons(parts, graph, &layout);
+        self.contested = contested_target_icons(parts, graph, perception, &layout);
         let all_icons = graph
             .visual
             .attributes
@@ -216,17 +216,31 @@ impl SuccessCheck {
     }
 }
 
-/// The positions of the target's icons that sit on a slot with an icon of another class.
-fn contested_target_icons(parts: &Parts, graph: &GraphView, layout: &GuiLayout) -> Vec<(f32, f32)> {
+/// The positions of the target's icons that sit on a slot with an icon of another class, kept or
+/// set aside as the less confident read of the slot (`Perception::set_aside`: a crafted stone
+/// pickaxe read as an iron pickaxe, 0.75, over itself, 0.69, ended an iron pickaxe run from
+/// nothing at its stone pickaxe).
+fn contested_target_icons(
+    parts: &Parts,
+    graph: &GraphView,
+    perception: &Perception,
+    layout: &GuiLayout,
+) -> Vec<(f32, f32)> {
     let Some(target) = graph.visual.attributes.get(&parts.target) else {
         return Vec::new();
     };
+    let set_aside = perception
+        .set_aside
+        .iter()
+        .filter(|i| parts.kg.detector_classes.get(&i.class) != Some(&parts.target))
+        .map(|i| (i.x, i.y));
     let others: Vec<(f32, f32)> = graph
         .visual
         .attributes
         .iter()
         .filter(|(node, _)| **node != parts.target)
         .flat_map(|(_, a)| a.icons.iter().map(|i| (i.x, i.y)))
+        .chain(set_aside)
         .collect();
     target
         .icons
@@ -379,6 +393,27 @@ mod tests {
                 "inventory.main.6",
             ],
         );
+        assert_eq!(verdict, Verdict::Obtained);
+    }
+
+    /// One icon a slot keeps the most confident read; the one it beat still says the slot is
+    /// in doubt.
+    #[test]
+    fn a_target_that_beat_another_read_of_its_slot_proves_nothing() {
+        let parts = coal_parts();
+        let mut check = SuccessCheck::default();
+        let mut perception = frame_with_coal_at(&parts, &["inventory.main.4"]);
+        let mut stick = perception.icons[0].clone();
+        stick.class = "stick_icon".into();
+        stick.conf = 0.6;
+        perception.set_aside = vec![stick];
+        let verdict = check.judge(&parts, &graph_view(&parts, &perception), &perception);
+        assert!(matches!(verdict, Verdict::NotYet { .. }), "{verdict:?}");
+        assert_eq!(check.drop_refuted(&parts, &mut perception), 1);
+        // Beaten by nothing: obtained.
+        let mut check = SuccessCheck::default();
+        let alone = frame_with_coal_at(&parts, &["inventory.main.4"]);
+        let verdict = check.judge(&parts, &graph_view(&parts, &alone), &alone);
         assert_eq!(verdict, Verdict::Obtained);
     }
 

@@ -205,6 +205,7 @@ fn case_perception(c: &RawCase) -> Perception {
         gui_scale: None,
         view_digest: String::new(),
         reach_w: 0.0,
+        set_aside: Vec::new(),
     }
 }
 

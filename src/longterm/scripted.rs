@@ -71,6 +71,7 @@ pub fn perception(step: &ScriptedStep) -> Perception {
         gui_scale: None,
         view_digest: String::new(),
         reach_w: 0.0,
+        set_aside: Vec::new(),
     }
 }
 

@@ -108,6 +108,11 @@ pub struct Perception {
     /// height): how far a thing of one block is can be told from its box (0: unknown).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub reach_w: f32,
+    /// Icons left out because a more confident icon sat on the same slot (a slot holds one
+    /// item): kept so that a slot read as two items is known to be in doubt (the success check
+    /// takes no sighting of the target from such a slot).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub set_aside: Vec<InventoryIcon>,
 }
 
 fn is_zero(v: &f32) -> bool {
