@@ -138,6 +138,7 @@ impl World {
             gui_scale: None,
             view_digest: String::new(),
             reach_w: 0.0,
+            set_aside: vec![],
         };
         self.step_on(target, perception)
     }
@@ -2269,6 +2270,7 @@ fn an_empty_bag_screen_told_by_its_marker_is_open_and_the_pause_menu_is_shut() {
         gui_scale: None,
         view_digest: String::new(),
         reach_w: 0.0,
+        set_aside: vec![],
     };
     let c = act(w.step_on("Stone Pickaxe", seen));
     assert_ne!(c.skill, "close_screen", "{c:?}");
