@@ -566,6 +566,43 @@ fn the_furnace_the_ingots_are_smelted_in_is_crafted_before_it_is_opened() {
     assert!(why.contains("craft Furnace"), "{call:?}: {why}");
 }
 
+/// The HUD and an open screen's hotbar row show the same stacks: the client's inventory read a
+/// stack of 12 planks on its hotbar row as dirt (0.61) that the HUD had read as planks (0.91),
+/// and the planner opened the inventory to craft sticks and closed it to fetch a log, in turn,
+/// to the end of the run. The screen's read of that slot takes the HUD's class.
+#[test]
+fn a_stack_the_hud_read_confidently_keeps_its_item_in_the_screens_hotbar_row() {
+    let mut w = world_with("minecraft-web", (1280, 720), |_| {});
+    let counted = |class: &str, (x, y): (f32, f32), conf: f32, n: u32| InventoryIcon {
+        conf,
+        count: Some(n),
+        ..icon(class, x, y)
+    };
+    let hud = vec![
+        counted(
+            "crafting_table_icon",
+            (web_hotbar_x(7), WEB_HOTBAR_Y),
+            0.93,
+            1,
+        ),
+        counted("plank_icon", (web_hotbar_x(8), WEB_HOTBAR_Y), 0.91, 12),
+    ];
+    let PlanStep::Act(open, why) = w.step("Stick", vec![], hud) else {
+        panic!("no action");
+    };
+    assert_eq!(open.skill, "open_inventory", "{why}");
+    let table = slot(&w, "inventory.hotbar.7");
+    let planks = slot(&w, "inventory.hotbar.8");
+    let screen = vec![
+        counted("crafting_table_icon", table, 0.91, 1),
+        counted("dirt_icon", planks, 0.61, 12),
+    ];
+    let PlanStep::Act(next, why) = w.step_marked("Stick", vec![], screen, &["inventory"]) else {
+        panic!("no action");
+    };
+    assert_eq!(next.skill, "craft_stick", "{next:?}: {why}");
+}
+
 /// A Minetest HUD hotbar icon at 854x480 (slot i centred at (226 + 58 i, 447)) with a read count.
 fn minetest_slot(class: &str, slot: u8, count: Option<u32>) -> InventoryIcon {
     InventoryIcon {

@@ -99,22 +99,31 @@ def esc(s) -> str:
     return html.escape(str(s), quote=True)
 
 
-def rate_chart(batches: list[dict], names: list[str]) -> str:
-    """Success rate per milestone: a bar a batch with its interval, the paper's rate marked."""
-    n_b = len(batches)
-    group_h = n_b * ROW_H + 10
+def chart_frame(label: str, names: list[str], n_batches: int, ticks: list[tuple[float, str]], x) -> tuple[list[str], float]:
+    """An SVG chart's opening, its vertical grid lines with their tick labels, and a label a
+    milestone row; returns the lines and the height of a row (a bar a batch in it)."""
+    group_h = n_batches * ROW_H + 10
     height = 30 + group_h * len(names) + 20
     width = LABEL_W + PLOT_W + 60
-    x = lambda v: LABEL_W + v * PLOT_W  # noqa: E731
-    out = [f'<svg role="img" aria-label="success rate per milestone" width="{width}" height="{height}" '
+    out = [f'<svg role="img" aria-label="{esc(label)}" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" xmlns="http://www.w3.org/2000/svg">']
-    for t in range(0, 11, 2):
-        v = t / 10
+    for v, text in ticks:
         out.append(f'<line x1="{x(v):.1f}" y1="20" x2="{x(v):.1f}" y2="{height - 20}" class="grid"/>')
-        out.append(f'<text x="{x(v):.1f}" y="14" class="tick">{v:.1f}</text>')
+        out.append(f'<text x="{x(v):.1f}" y="14" class="tick">{text}</text>')
     for i, name in enumerate(names):
         top = 24 + i * group_h
         out.append(f'<text x="{LABEL_W - 8}" y="{top + group_h / 2:.1f}" class="label">{esc(name)}</text>')
+    return out, group_h
+
+
+def rate_chart(batches: list[dict], names: list[str]) -> str:
+    """Success rate per milestone: a bar a batch with its interval, the paper's rate marked."""
+    n_b = len(batches)
+    x = lambda v: LABEL_W + v * PLOT_W  # noqa: E731
+    ticks = [(t / 10, f"{t / 10:.1f}") for t in range(0, 11, 2)]
+    out, group_h = chart_frame("success rate per milestone", names, n_b, ticks, x)
+    for i, name in enumerate(names):
+        top = 24 + i * group_h
         for j, b in enumerate(batches):
             runs = b["runs"]
             y = top + j * ROW_H
@@ -150,19 +159,11 @@ def strip_chart(batches: list[dict], names: list[str], key: str, unit: str, scal
               for n in names if n in (r.get("milestones") or {})]
     ticks = nice_ticks(max(values, default=1.0) or 1.0)
     top_v = ticks[-1]
-    n_b = len(batches)
-    group_h = n_b * ROW_H + 10
-    height = 30 + group_h * len(names) + 20
-    width = LABEL_W + PLOT_W + 60
     x = lambda v: LABEL_W + v / top_v * PLOT_W  # noqa: E731
-    out = [f'<svg role="img" aria-label="{esc(unit)} to each milestone" width="{width}" height="{height}" '
-           f'viewBox="0 0 {width} {height}" xmlns="http://www.w3.org/2000/svg">']
-    for v in ticks:
-        out.append(f'<line x1="{x(v):.1f}" y1="20" x2="{x(v):.1f}" y2="{height - 20}" class="grid"/>')
-        out.append(f'<text x="{x(v):.1f}" y="14" class="tick">{v:.3g}</text>')
+    out, group_h = chart_frame(f"{unit} to each milestone", names, len(batches),
+                               [(v, f"{v:.3g}") for v in ticks], x)
     for i, name in enumerate(names):
         top = 24 + i * group_h
-        out.append(f'<text x="{LABEL_W - 8}" y="{top + group_h / 2:.1f}" class="label">{esc(name)}</text>')
         for j, b in enumerate(batches):
             y = top + j * ROW_H + ROW_H / 2
             colour = COLOURS[j % len(COLOURS)]

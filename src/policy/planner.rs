@@ -22,6 +22,7 @@ mod config;
 mod demand;
 mod dig;
 mod give_up;
+mod hud_reads;
 mod screens;
 mod search;
 
@@ -174,6 +175,8 @@ pub struct Planner {
     give_up: give_up::GiveUp,
     /// How far the digging for things under the ground has gone (`dig`).
     dug: dig::Dug,
+    /// What the HUD hotbar read, a slot a key, in the last frame with no screen in view.
+    hud_reads: BTreeMap<u8, hud_reads::SlotRead>,
 }
 
 /// Looks around in a row, with no gather between, after which the next one is a detour.
@@ -442,6 +445,7 @@ impl Planner {
             bag: bag_memory::BagMemory::default(),
             give_up: give_up::GiveUp::default(),
             dug: dig::Dug::default(),
+            hud_reads: BTreeMap::new(),
         }
     }
 

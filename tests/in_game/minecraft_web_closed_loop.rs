@@ -223,18 +223,7 @@ fn dig_from_a_corner(seeds: &[u64]) -> Result<(), String> {
         .command(json!({"cmd": "set_inventory", "slots": {"44": "wooden_pickaxe 1"}}))
         .expect("set_inventory");
     std::thread::sleep(std::time::Duration::from_secs(3));
-    let o = support::binary()
-        .args(["--game", "minecraft-web", "skills", "run"])
-        .args(["dig_vertical_mine_tunnels", "9", "16"])
-        .current_dir(support::repo())
-        .env("DISPLAY", &game.display)
-        .output()
-        .expect("run vistawise skills run");
-    assert!(
-        o.status.success(),
-        "skills run: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    run_skill(&game, &["dig_vertical_mine_tunnels", "9", "16"]);
     let player = server.player().expect("state");
     let end = player.pos.expect("a position");
     if end.y <= y - 3.0 && player.count("cobblestone") >= 3 {
@@ -244,6 +233,22 @@ fn dig_from_a_corner(seeds: &[u64]) -> Result<(), String> {
         "from ({x:.2}, {y}, {z:.2}) the dig ended at ({:.2}, {}, {:.2}) holding {:?}",
         end.x, end.y, end.z, player.inventory
     ))
+}
+
+/// Runs one skill call on the game's window (`vistawise skills run`), which must succeed.
+fn run_skill(game: &McwebGame, args: &[&str]) {
+    let o = support::binary()
+        .args(["--game", "minecraft-web", "skills", "run"])
+        .args(args)
+        .current_dir(support::repo())
+        .env("DISPLAY", &game.display)
+        .output()
+        .expect("run vistawise skills run");
+    assert!(
+        o.status.success(),
+        "skills run {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
 
 /// The steps of a session as `(frame width, frame height, GUI scale, where it came from)`.
@@ -466,18 +471,7 @@ fn a_staircase_dug_down_through_stone_is_walked_back_up_on_the_minecraft_client(
         .expect("set_inventory");
     std::thread::sleep(std::time::Duration::from_secs(3));
     let skill = |args: &[&str]| {
-        let o = support::binary()
-            .args(["--game", "minecraft-web", "skills", "run"])
-            .args(args)
-            .current_dir(support::repo())
-            .env("DISPLAY", &game.display)
-            .output()
-            .expect("run vistawise skills run");
-        assert!(
-            o.status.success(),
-            "skills run {args:?}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        run_skill(&game, args);
         std::thread::sleep(std::time::Duration::from_millis(700));
         server.player().expect("state")
     };

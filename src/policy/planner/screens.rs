@@ -19,8 +19,9 @@ impl Planner {
     /// HUD slot there).
     pub(super) fn without_refuted_hud_icons(&mut self, view: &View) -> VisualState {
         let mut visual = view.visual.clone();
-        let craft_refuted = self.without_refuted_slots(&mut visual, view);
         let in_view = self.screen_in_view(view);
+        self.cross_check_hotbar(&mut visual, view, in_view.as_deref());
+        let craft_refuted = self.without_refuted_slots(&mut visual, view);
         if in_view.is_some() {
             for (node, a) in &visual.attributes {
                 let in_screen_bag = a

@@ -1,0 +1,90 @@
+//! The HUD hotbar and an open screen's hotbar row show the same stacks: where the two read one
+//! slot's stack (the same count) as different items, the more confident read is taken. The
+//! client's inventory read a stack of 12 planks on its hotbar row as dirt (0.61) that the HUD
+//! read as planks (0.91) a step before, and the planner opened the inventory to craft sticks
+//! and closed it to fetch a log, in turn, until the run's time ran out.
+
+use std::collections::BTreeMap;
+
+use super::{Planner, View, hotbar_slots, on_a_slot};
+use crate::knowledge::VisualState;
+
+/// One HUD hotbar slot's read: the icon's class, its confidence and its stack count.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct SlotRead {
+    class: String,
+    conf: f32,
+    count: u32,
+}
+
+impl Planner {
+    /// With no screen in view, keeps what the HUD hotbar reads, a slot a key; with `screen` in
+    /// view, gives each icon of its hotbar row the HUD's class where the HUD read the same
+    /// count there as another item, more confidently.
+    pub(super) fn cross_check_hotbar(
+        &mut self,
+        visual: &mut VisualState,
+        view: &View,
+        screen: Option<&str>,
+    ) {
+        let Some(screen) = screen else {
+            self.hud_reads = reads_of("hud.hotbar", visual, view);
+            return;
+        };
+        let row = reads_of(&format!("{screen}.hotbar"), visual, view);
+        // A stack whose count changed in the screen (a craft used it, or put another item
+        // there) is not the one the HUD read.
+        self.hud_reads
+            .retain(|key, hud| row.get(key).is_none_or(|seen| seen.count == hud.count));
+        for (key, centre) in hotbar_slots(&format!("{screen}.hotbar"), view) {
+            let (Some(hud), Some(seen)) = (self.hud_reads.get(&key), row.get(&key)) else {
+                continue;
+            };
+            let Some(&node) = view.kg.detector_classes.get(&hud.class) else {
+                continue;
+            };
+            if hud.count != seen.count || hud.class == seen.class || hud.conf <= seen.conf {
+                continue;
+            }
+            let mut moved = Vec::new();
+            for a in visual.attributes.values_mut() {
+                let (on, off): (Vec<_>, Vec<_>) = std::mem::take(&mut a.icons)
+                    .into_iter()
+                    .partition(|i| on_a_slot(i.x, i.y, &[centre], view));
+                a.icons = off;
+                moved.extend(on);
+            }
+            for mut icon in moved {
+                icon.class = hud.class.clone();
+                visual.attributes.entry(node).or_default().icons.push(icon);
+            }
+        }
+    }
+}
+
+/// The read of each slot of a hotbar row (`hud.hotbar`, `inventory.hotbar`) whose icon's count
+/// was read, by hotbar key.
+fn reads_of(row: &str, visual: &VisualState, view: &View) -> BTreeMap<u8, SlotRead> {
+    let mut reads = BTreeMap::new();
+    for (key, centre) in hotbar_slots(row, view) {
+        let icon = visual
+            .attributes
+            .values()
+            .flat_map(|a| &a.icons)
+            .filter(|i| on_a_slot(i.x, i.y, &[centre], view))
+            .max_by(|a, b| a.conf.total_cmp(&b.conf));
+        if let Some(i) = icon
+            && let Some(count) = i.count
+        {
+            reads.insert(
+                key,
+                SlotRead {
+                    class: i.class.clone(),
+                    conf: i.conf,
+                    count,
+                },
+            );
+        }
+    }
+    reads
+}
