@@ -159,20 +159,19 @@ class McwebGame:
     def inventory(self) -> list[dict]:
         """The player's slots from the server's state file (no command: the harness writes it
         every 0.5 s); [] until the player joined."""
-        try:
-            state = json.loads((self.dir / "state.json").read_text())
-        except (OSError, json.JSONDecodeError):
-            return []
-        players = state.get("players") or [{}]
-        return [s for s in players[0].get("inventory", []) if s.get("slot", 0) >= 5]
+        return [s for s in self.player().get("inventory", []) if s.get("slot", 0) >= 5]
 
     def health(self):
         """The player's health from the server's state file (0: dead); None until it joined."""
+        return self.player().get("health")
+
+    def player(self) -> dict:
+        """The player's record in the server's state file; {} until it joined."""
         try:
             state = json.loads((self.dir / "state.json").read_text())
         except (OSError, json.JSONDecodeError):
-            return None
-        return ((state.get("players") or [{}])[0]).get("health")
+            return {}
+        return (state.get("players") or [{}])[0]
 
     def start(self, seed: int) -> None:
         self.script("build")

@@ -7,7 +7,7 @@
 use super::config::{ArgToken, DigSearch};
 use super::{Planner, TURN_BY};
 
-/// How far the digging has gone in this session.
+/// How far the digging has gone since the play began (the player stays down).
 #[derive(Debug, Default)]
 pub(super) struct Dug {
     /// Steps of staircase dug down.
