@@ -451,7 +451,7 @@ fn a_log_from_the_games_own_spawn_in_an_unseen_world() {
 
 /// The way down to the ores and back: in stone (an air pocket carved for the player, a stone
 /// pickaxe on key 1), `dig_stairs_down` goes down a block a call with the three blocks' drops,
-/// and jump-walks back up the staircase reach the start again.
+/// and jump-walks back up the staircase (at most ten for four steps) reach the start again.
 #[test]
 fn a_staircase_dug_down_through_stone_is_walked_back_up_on_the_minecraft_client() {
     let _game = support::one_game();
@@ -485,14 +485,19 @@ fn a_staircase_dug_down_through_stone_is_walked_back_up_on_the_minecraft_client(
         "four steps down from y {y} ended at y {bottom} holding {:?}",
         player.inventory
     );
+    // A jump a step, and a few more: under load the client's frame rate drops and a jump is
+    // now and then lost (a step taken on the next one), which a player shrugs off too.
     skill(&["turn_by", "180"]);
-    for _ in 0..6 {
+    let mut jumps = 0;
+    let mut top = bottom;
+    while top < f64::from(y) - 0.5 && jumps < 10 {
         player = skill(&["jump_forward", "0.5"]);
+        top = player.pos.expect("a position").y;
+        jumps += 1;
     }
-    let top = player.pos.expect("a position").y;
     assert!(
         top >= f64::from(y) - 0.5,
-        "walked back up from y {bottom} only to y {top}"
+        "walked back up from y {bottom} only to y {top} in {jumps} jumps"
     );
 }
 
