@@ -541,6 +541,36 @@ fn an_ore_not_in_view_is_dug_for_down_a_staircase_then_along_a_tunnel() {
     assert_eq!(act(w.step("Coal", vec![ore], hud)).skill, "turn");
 }
 
+/// Under the ground a walk ends at the next wall: an ore out of reach that a walk did not bring
+/// closer (past a tunnel's corner, up in a wall) is dug toward with the rule's tunnel, not
+/// jumped at (a run from nothing jumped at an ore behind a corner for a dozen steps).
+#[test]
+fn an_ore_a_walk_did_not_bring_closer_is_dug_toward() {
+    let mut w = world_with("minecraft-web", (1280, 720), |_| {});
+    let hud = vec![
+        icon("wood_pickaxe_icon", web_hotbar_x(0), WEB_HOTBAR_Y),
+        icon("stone_pickaxe_icon", web_hotbar_x(1), WEB_HOTBAR_Y),
+    ];
+    let ore = EnvironmentEntity {
+        w: 40.0,
+        h: 40.0,
+        ..entity("coal_ore", 640.0, 360.0, false)
+    };
+    let walk = act(w.step("Coal", vec![ore.clone()], hud.clone()));
+    assert!(walk.skill.contains("forward"), "{walk:?}");
+    assert_eq!(
+        act(w.step("Coal", vec![ore.clone()], hud.clone())),
+        call("dig_tunnel_forward", &[2.0, 1.3])
+    );
+    // Closer after the dig: walked to again.
+    let closer = EnvironmentEntity {
+        w: 80.0,
+        h: 80.0,
+        ..ore
+    };
+    assert_eq!(act(w.step("Coal", vec![closer], hud)).skill, walk.skill);
+}
+
 /// From nothing the iron pickaxe's chain holds the ores and the coal before it has a furnace:
 /// the smelting screen's station is made first (the graph says only that a furnace "outputs"
 /// ingots; a run went to open a furnace it had never made).

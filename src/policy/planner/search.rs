@@ -359,7 +359,16 @@ impl Planner {
             .take()
             .is_some_and(|before| where_it_was(before, e) && e.w < before.2 * (1.0 + STUCK_JITTER));
         self.last_walk = Some((e.x, e.y, e.w));
-        if stuck {
+        // Under the ground a walk ends at the next wall: a thing out of reach that did not come
+        // closer there (an ore past a tunnel's corner, up in a wall) is dug toward, the tunnel
+        // going on in the heading the aim left (a run from nothing jumped at an ore behind a
+        // corner for a dozen steps).
+        if let (Some(dig), true) = (&goal.rule.dig, stuck && !e.in_reach) {
+            self.pending.push_back((
+                dig.tunnel.clone(),
+                format!("the {approach} did not come closer: dig toward it"),
+            ));
+        } else if stuck {
             self.walk(
                 JUMP,
                 seconds,
