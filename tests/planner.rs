@@ -633,6 +633,35 @@ fn a_stack_the_hud_read_confidently_keeps_its_item_in_the_screens_hotbar_row() {
     assert_eq!(next.skill, "craft_stick", "{next:?}: {why}");
 }
 
+/// A single item has no count drawn: the crafting table's screen read the stone pickaxe on its
+/// hotbar row as an iron one (0.76) that the HUD had read as stone (0.98), and the planner,
+/// holding an "iron pickaxe", went down for diamonds with two iron ores and no furnace.
+#[test]
+fn a_single_item_the_hud_read_confidently_keeps_its_item_in_the_screens_hotbar_row() {
+    let mut w = world_with("minecraft-web", (1280, 720), |_| {});
+    let read = |class: &str, (x, y): (f32, f32), conf: f32| InventoryIcon {
+        conf,
+        ..icon(class, x, y)
+    };
+    let hud = vec![
+        read("wood_pickaxe_icon", (web_hotbar_x(0), WEB_HOTBAR_Y), 0.98),
+        read("stone_pickaxe_icon", (web_hotbar_x(1), WEB_HOTBAR_Y), 0.98),
+    ];
+    let PlanStep::Act(open, why) = w.step("Iron Pickaxe", vec![], hud) else {
+        panic!("no action");
+    };
+    assert_eq!(open.skill, "open_inventory", "{why}");
+    let screen = vec![
+        read("wood_pickaxe_icon", slot(&w, "inventory.hotbar.0"), 0.97),
+        read("iron_pickaxe_icon", slot(&w, "inventory.hotbar.1"), 0.76),
+    ];
+    let step = w.step_marked("Iron Pickaxe", vec![], screen, &["inventory"]);
+    assert!(
+        !matches!(step, PlanStep::Done),
+        "a stone pickaxe misread in the screen taken for the target"
+    );
+}
+
 /// A Minetest HUD hotbar icon at 854x480 (slot i centred at (226 + 58 i, 447)) with a read count.
 fn minetest_slot(class: &str, slot: u8, count: Option<u32>) -> InventoryIcon {
     InventoryIcon {

@@ -1,26 +1,29 @@
 //! The HUD hotbar and an open screen's hotbar row show the same stacks: where the two read one
-//! slot's stack (the same count) as different items, the more confident read is taken. The
-//! client's inventory read a stack of 12 planks on its hotbar row as dirt (0.61) that the HUD
-//! read as planks (0.91) a step before, and the planner opened the inventory to craft sticks
-//! and closed it to fetch a log, in turn, until the run's time ran out.
+//! slot's stack (the same count, or both a single item with no count drawn) as different items,
+//! the more confident read is taken. The client's inventory read a stack of 12 planks on its
+//! hotbar row as dirt (0.61) that the HUD read as planks (0.91) a step before, and the planner
+//! opened the inventory to craft sticks and closed it to fetch a log, in turn, until the run's
+//! time ran out; a crafting table's screen read the stone pickaxe the HUD had read (0.98) as an
+//! iron one (0.76), and the planner went down for diamonds with two iron ores and no furnace.
 
 use std::collections::BTreeMap;
 
 use super::{Planner, View, hotbar_slots, on_a_slot};
 use crate::knowledge::VisualState;
 
-/// One HUD hotbar slot's read: the icon's class, its confidence and its stack count.
+/// One HUD hotbar slot's read: the icon's class, its confidence and its stack count (none
+/// for a single item, whose count the game does not draw).
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct SlotRead {
     class: String,
     conf: f32,
-    count: u32,
+    count: Option<u32>,
 }
 
 impl Planner {
     /// With no screen in view, keeps what the HUD hotbar reads, a slot a key; with `screen` in
     /// view, gives each icon of its hotbar row the HUD's class where the HUD read the same
-    /// count there as another item, more confidently.
+    /// count (or none, a single item) there as another item, more confidently.
     pub(super) fn cross_check_hotbar(
         &mut self,
         visual: &mut VisualState,
@@ -62,8 +65,8 @@ impl Planner {
     }
 }
 
-/// The read of each slot of a hotbar row (`hud.hotbar`, `inventory.hotbar`) whose icon's count
-/// was read, by hotbar key.
+/// The read of each slot of a hotbar row (`hud.hotbar`, `inventory.hotbar`) that shows an icon,
+/// by hotbar key.
 fn reads_of(row: &str, visual: &VisualState, view: &View) -> BTreeMap<u8, SlotRead> {
     let mut reads = BTreeMap::new();
     for (key, centre) in hotbar_slots(row, view) {
@@ -73,15 +76,13 @@ fn reads_of(row: &str, visual: &VisualState, view: &View) -> BTreeMap<u8, SlotRe
             .flat_map(|a| &a.icons)
             .filter(|i| on_a_slot(i.x, i.y, &[centre], view))
             .max_by(|a, b| a.conf.total_cmp(&b.conf));
-        if let Some(i) = icon
-            && let Some(count) = i.count
-        {
+        if let Some(i) = icon {
             reads.insert(
                 key,
                 SlotRead {
                     class: i.class.clone(),
                     conf: i.conf,
-                    count,
+                    count: i.count,
                 },
             );
         }
