@@ -56,4 +56,13 @@ if [ "$with_x" = 1 ] && [ ! -d .work/pyx/PIL ]; then
   python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --no-deps --upgrade \
     --target .work/pyx "pillow==$PILLOW_VERSION"
 fi
+
+# Ray for the sweep runner's cluster mode (tools/ray_trials.py, `closed_loop_runs.py --ray`) and
+# its test, beside the repo as Pillow (PYTHONPATH=.work/raypy); nothing else needs it.
+RAY_VERSION=2.60.0
+if [ "$with_x" = 1 ] && [ ! -d .work/raypy/ray ]; then
+  echo "setup: installing Ray $RAY_VERSION (PyPI wheel and its dependencies) into .work/raypy/"
+  python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --upgrade \
+    --target .work/raypy "ray==$RAY_VERSION"
+fi
 echo "setup: ready (ONNX Runtime at $ORT_LIB)"

@@ -40,3 +40,6 @@ cargo clippy --locked --all-targets -q -- -D warnings
 cargo test --locked --lib --bins --benches 2>&1
 cargo test --locked --test tests 2>&1 -- --skip in_game::
 cargo test --locked --test tests 2>&1 in_game:: -- --test-threads=1
+# The sweep runner through Ray (a one-node local cluster, .work/raypy from setup.sh) with the real
+# client, also alone: two short trials, then Ctrl-C (tools/tests_in_game).
+PYTHONPATH=.work/raypy:.work/pyx python3 -m unittest discover -s tools/tests_in_game

@@ -159,14 +159,15 @@ class McwebGame:
     def inventory(self) -> list[dict]:
         """The player's slots from the server's state file (no command: the harness writes it
         every 0.5 s); [] until the player joined."""
-        return [s for s in self.player().get("inventory", []) if s.get("slot", 0) >= 5]
+        return [s for s in self.recorded_player().get("inventory", []) if s.get("slot", 0) >= 5]
 
     def health(self):
         """The player's health from the server's state file (0: dead); None until it joined."""
-        return self.player().get("health")
+        return self.recorded_player().get("health")
 
-    def player(self) -> dict:
-        """The player's record in the server's state file; {} until it joined."""
+    def recorded_player(self) -> dict:
+        """The player's record in the server's state file, read without a command (a run from
+        nothing sends none after its start); {} until it joined."""
         try:
             state = json.loads((self.dir / "state.json").read_text())
         except (OSError, json.JSONDecodeError):
@@ -440,6 +441,91 @@ def play_from_nothing(args, game: str, env: dict, out: Path, sid: str, milestone
     return rec
 
 
+def nothing_world(args, world: int, out: Path, milestones, display: str, strict: bool = False) -> dict:
+    """One run from nothing in a fresh world `world` on `display`: the game started at its own
+    spawn, one play of `--target`, the game stopped (also on Ctrl-C). A game that failed to start
+    or to answer is the run's `error`, or, when `strict` (a Ray trial, retried once), raised."""
+    sid = f"{args.target}-world{world}"
+    run = {"world": world}
+    t_start = None
+    args = argparse.Namespace(**{**vars(args), "display": display})
+    if args.game == "minecraft-web":
+        game = McwebGame(out / f"mcweb-{world}", display, world, args.window, spawn=f"random:{world}")
+        run["spawn"] = f"random:{world} (flying-squid's rule, seeded)"
+        try:
+            game.start_bare()
+            t_start = time.time()
+            run["start_pose"] = {k: v for k, v in (json.loads((game.dir / "state.json").read_text())
+                                                   .get("players") or [{}])[0].items()
+                                 if k in ("pos", "yaw", "pitch")}
+            run.update(play_from_nothing(args, "minecraft-web", game.env, out, sid, milestones,
+                                         game.inventory, game.health))
+        except (RuntimeError, OSError) as e:
+            if strict:
+                raise
+            print(f"world {world}: the game failed ({e}); read {game.dir}/server.log", flush=True)
+            run["error"] = str(e)
+        finally:
+            game.stop()
+        run["commands"] = game.commands
+    else:
+        game_dir = out / f"game-{world}"
+        env = dict(os.environ, GAME_DIR=str(game_dir), GAME_DISPLAY=display, **window_env(args.window))
+        run["spawn"] = "the map generator's (no static_spawnpoint)"
+        probe = Probe(game_dir / "world" / "agent_probe")
+        try:
+            gameenv("start", str(world), env=env)
+            t_start = time.time()
+            state = probe.state()
+            run["start_pose"] = {"pos": state.get("pos"), "yaw": state.get("yaw")}
+
+            def read_main():
+                try:
+                    return probe.state().get("main") or []
+                except (OSError, json.JSONDecodeError):
+                    return []
+            run.update(play_from_nothing(args, "minetest", env, out, sid, milestones, read_main))
+        except (RuntimeError, OSError) as e:
+            if strict:
+                raise
+            print(f"world {world}: the game failed ({e})", flush=True)
+            run["error"] = str(e)
+        finally:
+            gameenv("stop", env=env)
+        run["commands"] = [{"n": i, **c} for i, c in enumerate(probe.sent)]
+    run["commands_after_start"] = [c for c in run["commands"]
+                                   if t_start is not None and c.get("t", 0) >= t_start]
+    return run
+
+
+def stop_world_game(args, world: int, out: Path, display: str) -> None:
+    """Stops the game `nothing_world` started for `world` (a trial whose process was killed
+    before its own `finally` ran)."""
+    try:
+        if args.game == "minecraft-web":
+            McwebGame(out / f"mcweb-{world}", display, world).stop()
+        else:
+            gameenv("stop", env=dict(os.environ, GAME_DIR=str(out / f"game-{world}"), GAME_DISPLAY=display))
+    except RuntimeError as e:
+        print(f"world {world}: stopping the game failed: {e}", file=sys.stderr, flush=True)
+
+
+def report_world(run: dict) -> None:
+    """One line per finished run."""
+    if run.get("trial_failed"):
+        print(f"world {run['world']}: trial failed, not counted ({run['trial_failed']})", flush=True)
+        return
+    got = ", ".join(f"{m} @{v['step']}" for m, v in run.get("milestones", {}).items())
+    print(f"world {run['world']}: {'ok' if run.get('success') else 'FAILED'} ({run.get('steps', '?')} steps, "
+          f"{run.get('seconds', '?')} s; {got or 'nothing'})", flush=True)
+
+
+def write_runs(out: Path, batch: dict, runs: list[dict]) -> None:
+    """runs.json after every finished run (a crash loses none), in world order."""
+    runs = sorted(runs, key=lambda r: r["world"])
+    (out / "runs.json").write_text(json.dumps({"batch": batch, "runs": runs}, indent=2))
+
+
 def nothing_runs(args, out: Path) -> int:
     """`--start nothing`: one play of `--target` per world seed, from the game's spawn with an
     empty bag, nothing set after the start (see the module's doc)."""
@@ -454,58 +540,15 @@ def nothing_runs(args, out: Path) -> int:
              "worlds": list(range(args.first_world, args.first_world + args.runs)),
              "window": f"{args.window[0]}x{args.window[1]}" if args.window else "default",
              "max_minutes": args.max_minutes, "play_args": args.play_args}
-    runs = []
-    for world in batch["worlds"]:
-        sid = f"{args.target}-world{world}"
-        run = {"world": world}
-        t_start = None
-        if args.game == "minecraft-web":
-            game = McwebGame(out / f"mcweb-{world}", args.display, world, args.window, spawn=f"random:{world}")
-            run["spawn"] = f"random:{world} (flying-squid's rule, seeded)"
-            try:
-                game.start_bare()
-                t_start = time.time()
-                run["start_pose"] = {k: v for k, v in (json.loads((game.dir / "state.json").read_text())
-                                                       .get("players") or [{}])[0].items()
-                                     if k in ("pos", "yaw", "pitch")}
-                run.update(play_from_nothing(args, "minecraft-web", game.env, out, sid, milestones,
-                                             game.inventory, game.health))
-            except (RuntimeError, OSError) as e:
-                print(f"world {world}: the game failed ({e}); read {game.dir}/server.log", flush=True)
-                run["error"] = str(e)
-            finally:
-                game.stop()
-            run["commands"] = game.commands
-        else:
-            game_dir = out / f"game-{world}"
-            env = dict(os.environ, GAME_DIR=str(game_dir), GAME_DISPLAY=args.display, **window_env(args.window))
-            run["spawn"] = "the map generator's (no static_spawnpoint)"
-            probe = Probe(game_dir / "world" / "agent_probe")
-            try:
-                gameenv("start", str(world), env=env)
-                t_start = time.time()
-                state = probe.state()
-                run["start_pose"] = {"pos": state.get("pos"), "yaw": state.get("yaw")}
-
-                def read_main():
-                    try:
-                        return probe.state().get("main") or []
-                    except (OSError, json.JSONDecodeError):
-                        return []
-                run.update(play_from_nothing(args, "minetest", env, out, sid, milestones, read_main))
-            except (RuntimeError, OSError) as e:
-                print(f"world {world}: the game failed ({e})", flush=True)
-                run["error"] = str(e)
-            finally:
-                gameenv("stop", env=env)
-            run["commands"] = [{"n": i, **c} for i, c in enumerate(probe.sent)]
-        run["commands_after_start"] = [c for c in run["commands"]
-                                       if t_start is not None and c.get("t", 0) >= t_start]
-        runs.append(run)
-        got = ", ".join(f"{m} @{v['step']}" for m, v in run.get("milestones", {}).items())
-        print(f"world {world}: {'ok' if run.get('success') else 'FAILED'} ({run.get('steps', '?')} steps, "
-              f"{run.get('seconds', '?')} s; {got or 'nothing'})", flush=True)
-        (out / "runs.json").write_text(json.dumps({"batch": batch, "runs": runs}, indent=2))
+    if args.ray is not None:
+        import ray_trials  # tools/ray_trials.py; only here: Ray is needed only for --ray
+        runs = ray_trials.nothing_runs_on_ray(args, out, batch, milestones)
+    else:
+        runs = []
+        for world in batch["worlds"]:
+            runs.append(nothing_world(args, world, out, milestones, args.display))
+            report_world(runs[-1])
+            write_runs(out, batch, runs)
     print_table([{"batch": batch, "runs": runs}])
     print(f"details: {out / 'runs.json'}")
     return 0
@@ -531,7 +574,9 @@ def print_table(batches: list[dict]) -> None:
     print("| batch | milestone | held | paper (Table 1) | median min | worst min | median steps | worst steps |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     for b in batches:
-        batch, runs = b["batch"], b["runs"]
+        # A Ray trial that failed twice (a lost node, a game that never started) is no run of
+        # the agent: it is listed below, not counted.
+        batch, runs = b["batch"], [r for r in b["runs"] if not r.get("trial_failed")]
         label = f"{batch['game']} {batch['worlds'][0]}-{batch['worlds'][-1]} ({batch['commit'][:7]})"
         names = [n for n, _ in MILESTONES[batch["game"]]]
         for name in names[:names.index(batch["target"]) + 1]:
@@ -548,6 +593,9 @@ def print_table(batches: list[dict]) -> None:
         batch = b["batch"]
         print(f"{batch['game']}: worlds {batch['worlds'][0]}-{batch['worlds'][-1]}, target {batch['target']}, "
               f"policy {batch['policy']}, window {batch['window']}, commit {batch['commit']}, {batch['date']}")
+        for r in b["runs"]:
+            if r.get("trial_failed"):
+                print(f"  world {r['world']}: trial failed twice, not counted: {r['trial_failed']}")
 
 
 STAGES = ["capture", "detect", "graph", "prompt", "policy", "act"]
@@ -682,6 +730,13 @@ def main() -> int:
                     help="--start nothing: world seeds first..first+runs-1")
     ap.add_argument("--target", default="stone_pickaxe", help="--start nothing: the task played")
     ap.add_argument("--max-minutes", type=int, default=20, help="--start nothing: each run's time limit")
+    ap.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                    help="--start nothing: each run a Ray task (tools/ray_trials.py, docs/sweeps.md): "
+                         "on the cluster at ADDRESS, or with no ADDRESS the one `ray start` began on "
+                         "this machine (RAY_ADDRESS), else a local one; --out must be a path every "
+                         "node sees; --display is ignored (each trial takes a free one)")
+    ap.add_argument("--trial-cpus", type=float, default=2.0,
+                    help="--ray: the CPUs a trial asks for (game, client and agent: 2)")
     ap.add_argument("--table", nargs="+", type=Path, metavar="RUNS.json",
                     help="print the milestone table of from-nothing runs.json files and exit")
     ap.add_argument("play_args", nargs="*", help="extra arguments for every `vistawise play` (after --)")

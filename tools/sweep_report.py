@@ -65,7 +65,11 @@ def load(paths: list[Path]) -> list[dict]:
         worlds = b.get("worlds") or []
         span = f"{worlds[0]}-{worlds[-1]}" if worlds else "?"
         label = b.get("label") or f"{b['game']} {b.get('policy', '?')} {span} ({str(b.get('commit', '?'))[:7]})"
-        batches.append({"batch": b, "runs": data["runs"], "dir": p.parent, "label": label})
+        # A Ray trial that failed twice (tools/ray_trials.py) is no run of the agent: listed
+        # with the trials, never counted.
+        runs = [r for r in data["runs"] if not r.get("trial_failed")]
+        failed = [r for r in data["runs"] if r.get("trial_failed")]
+        batches.append({"batch": b, "runs": runs, "failed": failed, "dir": p.parent, "label": label})
     return batches
 
 
@@ -180,6 +184,8 @@ def strip_chart(batches: list[dict], names: list[str], key: str, unit: str, scal
 
 
 def trial_end(r: dict) -> str:
+    if r.get("trial_failed"):
+        return f"trial failed twice, not counted: {r['trial_failed']}"
     if r.get("error"):
         return f"game failed: {r['error']}"
     if r.get("died"):
@@ -189,7 +195,7 @@ def trial_end(r: dict) -> str:
 
 def trials_table(b: dict, names: list[str], out_dir: Path) -> str:
     rows = []
-    for r in b["runs"]:
+    for r in sorted(b["runs"] + b.get("failed", []), key=lambda r: r.get("world", 0)):
         got = r.get("milestones") or {}
         furthest = next((n for n in reversed(names) if n in got), "-")
         session = b["dir"] / r.get("session", "")

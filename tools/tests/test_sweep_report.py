@@ -58,6 +58,17 @@ class SweepReportTest(unittest.TestCase):
         self.assertNotIn("<script", page)
         self.assertNotRegex(page, r'(src|href)="https?://')
 
+    def test_a_trial_that_failed_twice_is_listed_and_not_counted(self):
+        client = json.loads(CLIENT.read_text())
+        held = sum(1 for r in client["runs"] if "stone_pickaxe" in r["milestones"])
+        client["runs"].append({"world": 2021, "trial_failed": "The node with node id ... has been marked dead"})
+        path = Path(tempfile.mkdtemp()) / "runs.json"
+        path.write_text(json.dumps(client))
+        page, _ = write([path])
+        self.assertIn(f"{held}/{len(client['runs']) - 1}", page)
+        self.assertNotIn(f"/{len(client['runs'])}<", page)
+        self.assertIn("trial failed twice, not counted: The node with node id", page)
+
     def test_a_file_that_is_no_runs_json_is_refused_by_name(self):
         bad = Path(tempfile.mkdtemp()) / "runs.json"
         bad.write_text(json.dumps({"runs": []}))
