@@ -461,10 +461,7 @@ def nothing_world(args, world: int, out: Path, milestones, display: str, strict:
             run.update(play_from_nothing(args, "minecraft-web", game.env, out, sid, milestones,
                                          game.inventory, game.health))
         except (RuntimeError, OSError) as e:
-            if strict:
-                raise
-            print(f"world {world}: the game failed ({e}); read {game.dir}/server.log", flush=True)
-            run["error"] = str(e)
+            game_failed(run, e, strict, f"; read {game.dir}/server.log")
         finally:
             game.stop()
         run["commands"] = game.commands
@@ -486,16 +483,22 @@ def nothing_world(args, world: int, out: Path, milestones, display: str, strict:
                     return []
             run.update(play_from_nothing(args, "minetest", env, out, sid, milestones, read_main))
         except (RuntimeError, OSError) as e:
-            if strict:
-                raise
-            print(f"world {world}: the game failed ({e})", flush=True)
-            run["error"] = str(e)
+            game_failed(run, e, strict)
         finally:
             gameenv("stop", env=env)
         run["commands"] = [{"n": i, **c} for i, c in enumerate(probe.sent)]
     run["commands_after_start"] = [c for c in run["commands"]
                                    if t_start is not None and c.get("t", 0) >= t_start]
     return run
+
+
+def game_failed(run: dict, e: Exception, strict: bool, hint: str = "") -> None:
+    """A game that failed to start or to answer: the run's `error`, or raised again for a Ray
+    trial (`strict`), which is then retried."""
+    if strict:
+        raise e
+    print(f"world {run['world']}: the game failed ({e}){hint}", flush=True)
+    run["error"] = str(e)
 
 
 def stop_world_game(args, world: int, out: Path, display: str) -> None:
