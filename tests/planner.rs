@@ -541,6 +541,60 @@ fn an_ore_not_in_view_is_dug_for_down_a_staircase_then_along_a_tunnel() {
     assert_eq!(act(w.step("Coal", vec![ore], hud)).skill, "turn");
 }
 
+/// What the digs cut through comes by itself, and with the hotbar full it goes to the bag's
+/// other rows: at each look back the bag is looked in (a run tunnelled 70 blocks for coal with
+/// seven in its bag, its hotbar full of saplings, leaves and an apple).
+#[test]
+fn digging_with_a_full_hotbar_looks_in_the_bag_at_each_look_back() {
+    let mut w = world_with("minecraft-web", (1280, 720), |c| {
+        let coal = c.gather.get_mut("Coal").expect("coal rule");
+        let dig = coal.dig.as_mut().expect("coal dig");
+        dig.down = 2;
+        dig.look_back_every = Some(2);
+    });
+    let classes = [
+        "stone_pickaxe_icon",
+        "wood_pickaxe_icon",
+        "dirt_icon",
+        "stick_icon",
+        "plank_icon",
+        "crafting_table_icon",
+        "cobblestone_icon",
+        "stick_icon",
+        "dirt_icon",
+    ];
+    let full: Vec<InventoryIcon> = classes
+        .iter()
+        .enumerate()
+        .map(|(i, class)| icon(class, web_hotbar_x(i as u8), WEB_HOTBAR_Y))
+        .collect();
+    let mut calls = Vec::new();
+    for _ in 0..4 {
+        calls.push(act(w.step("Coal", vec![], full.clone())).skill);
+    }
+    assert_eq!(
+        calls,
+        [
+            "dig_stairs_down",
+            "dig_stairs_down",
+            "turn_by",
+            "open_inventory"
+        ]
+    );
+    // With room on the hotbar the digs go on without a look in the bag.
+    let mut w = world_with("minecraft-web", (1280, 720), |c| {
+        let coal = c.gather.get_mut("Coal").expect("coal rule");
+        let dig = coal.dig.as_mut().expect("coal dig");
+        dig.down = 2;
+        dig.look_back_every = Some(2);
+    });
+    let room = full[..2].to_vec();
+    let calls: Vec<String> = (0..4)
+        .map(|_| act(w.step("Coal", vec![], room.clone())).skill)
+        .collect();
+    assert!(!calls.iter().any(|c| c == "open_inventory"), "{calls:?}");
+}
+
 /// Under the ground a walk ends at the next wall: an ore out of reach that a walk did not bring
 /// closer (past a tunnel's corner, up in a wall) is dug toward with the rule's tunnel, not
 /// jumped at (a run from nothing jumped at an ore behind a corner for a dozen steps).

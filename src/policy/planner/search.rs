@@ -50,7 +50,7 @@ impl Planner {
         }
         match self.worth_approaching(nearest_entity(approach, view), approach) {
             None => match &rule.dig {
-                Some(dig) => self.dig_for(approach, dig),
+                Some(dig) => self.dig_for(item, approach, dig, view),
                 None => self.look_for(approach, view),
             },
             Some(e) => self.close_in(&goal, &e, call, view),
