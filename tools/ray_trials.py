@@ -10,8 +10,9 @@ a cluster: a shared file system mounted at the same path): nothing is copied bac
 A trial that raised (a game that did not start or stopped answering) or whose node or worker
 was lost is run again once (Ray's `max_retries` and `retry_exceptions`); failing twice, its row
 says `trial_failed` and it is listed apart, never counted as a failure of the agent. Ctrl-C
-cancels every trial: each gets a KeyboardInterrupt, whose `finally` stops its game, and the
-local cluster, if this started one, is shut down.
+cancels every trial: each gets a KeyboardInterrupt, whose `finally` stops its game; trials on
+the driver's own node are stopped by the driver first (a local cluster dies with the terminal's
+Ctrl-C before its workers' `finally` runs), and the runner exits with 130.
 
 Ray is not a dependency of anything else: `pip install ray` (scripts/test.sh installs it into
 .work/raypy for the test of this runner; put that on PYTHONPATH). How to start a cluster:
@@ -24,6 +25,7 @@ import json
 import os
 import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -152,17 +154,29 @@ def nothing_runs_on_ray(args, out: Path, batch: dict, milestones) -> list[dict]:
     except KeyboardInterrupt:
         print(f"ray: interrupted; cancelling {len(pending)} trial(s) and stopping their games",
               file=sys.stderr, flush=True)
-        try:
-            for ref in pending:
-                ray.cancel(ref)
-            # A cancelled trial's `finally` stops its game; give them the time a stop takes.
-            ray.wait(pending, num_returns=len(pending), timeout=60)
-            for ref in pending:
-                ray.cancel(ref, force=True)
-        except Exception as e:  # noqa: BLE001 - the cluster itself may be gone (below)
-            print(f"ray: cancelling failed ({e})", file=sys.stderr, flush=True)
+        # First what needs nothing of Ray: a local cluster got the terminal's Ctrl-C too, and
+        # calls into it can then wait on it for minutes (a test's interrupted runner did).
         stop_local_trials(args, out, [refs[r] for r in pending])
-        raise
+
+        def cancel() -> None:
+            try:
+                for ref in pending:
+                    ray.cancel(ref)
+                # A cancelled trial's `finally` stops its game (on other nodes: their raylets
+                # live on); give them the time a stop takes.
+                ray.wait(pending, num_returns=len(pending), timeout=60)
+                for ref in pending:
+                    ray.cancel(ref, force=True)
+                ray.shutdown()
+            except Exception as e:  # noqa: BLE001 - the cluster itself may be gone
+                print(f"ray: cancelling failed ({e})", file=sys.stderr, flush=True)
+
+        canceller = threading.Thread(target=cancel, daemon=True)
+        canceller.start()
+        canceller.join(75)
+        # Ray's own exit hooks would wait on a dead local cluster again: the trials are
+        # stopped and runs.json holds every finished one.
+        os._exit(130)
     finally:
         ray.shutdown()
     batch["ray"]["wall_seconds"] = round(time.time() - t0, 1)

@@ -68,8 +68,23 @@ class RayRunner(unittest.TestCase):
                "--bin", str(BIN), "--out", str(self.out / "runs"), "--ray", *extra]
         # A session of its own: Ctrl-C in a terminal goes to the whole foreground group, as
         # killpg does here.
-        return subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                text=True, start_new_session=True)
+        p = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             text=True, start_new_session=True)
+        self.addCleanup(self.kill_left, p)
+        return p
+
+    def kill_left(self, p: subprocess.Popen) -> None:
+        """A runner that failed the test is not left running (nor anything it started)."""
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+        for line in processes_with(self.token):
+            try:
+                os.kill(int(line.split()[0]), signal.SIGKILL)
+            except (ProcessLookupError, ValueError):
+                pass
+        if p.stdout:
+            p.stdout.close()
 
     def test_two_trials_give_the_sequential_runners_rows_and_leave_no_process(self):
         p = self.runner("--runs", "2", "--first-world", "2015")
