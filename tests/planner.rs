@@ -500,18 +500,23 @@ fn exploring_stops_as_soon_as_the_thing_comes_into_view() {
     );
 }
 
+/// The client's world with coal dug for 2 steps down, looking back every `look_back_every` digs.
+fn coal_dig_world(look_back_every: u32) -> World {
+    world_with("minecraft-web", (1280, 720), |c| {
+        let coal = c.gather.get_mut("Coal").expect("coal rule");
+        let dig = coal.dig.as_mut().expect("coal dig");
+        dig.down = 2;
+        dig.look_back_every = Some(look_back_every);
+    })
+}
+
 /// The client's ores lie under the ground: with none in view the planner digs a staircase down
 /// (`dig.down` steps, counted over the session), then a level tunnel, instead of walking the
 /// surface, looking back along the way dug now and then; an ore that comes into view is aimed
 /// at as anything else is.
 #[test]
 fn an_ore_not_in_view_is_dug_for_down_a_staircase_then_along_a_tunnel() {
-    let mut w = world_with("minecraft-web", (1280, 720), |c| {
-        let coal = c.gather.get_mut("Coal").expect("coal rule");
-        let dig = coal.dig.as_mut().expect("coal dig");
-        dig.down = 2;
-        dig.look_back_every = Some(3);
-    });
+    let mut w = coal_dig_world(3);
     let hud = vec![
         icon("wood_pickaxe_icon", web_hotbar_x(0), WEB_HOTBAR_Y),
         icon("stone_pickaxe_icon", web_hotbar_x(1), WEB_HOTBAR_Y),
@@ -546,12 +551,7 @@ fn an_ore_not_in_view_is_dug_for_down_a_staircase_then_along_a_tunnel() {
 /// seven in its bag, its hotbar full of saplings, leaves and an apple).
 #[test]
 fn digging_with_a_full_hotbar_looks_in_the_bag_at_each_look_back() {
-    let mut w = world_with("minecraft-web", (1280, 720), |c| {
-        let coal = c.gather.get_mut("Coal").expect("coal rule");
-        let dig = coal.dig.as_mut().expect("coal dig");
-        dig.down = 2;
-        dig.look_back_every = Some(2);
-    });
+    let mut w = coal_dig_world(2);
     let classes = [
         "stone_pickaxe_icon",
         "wood_pickaxe_icon",
@@ -582,12 +582,7 @@ fn digging_with_a_full_hotbar_looks_in_the_bag_at_each_look_back() {
         ]
     );
     // With room on the hotbar the digs go on without a look in the bag.
-    let mut w = world_with("minecraft-web", (1280, 720), |c| {
-        let coal = c.gather.get_mut("Coal").expect("coal rule");
-        let dig = coal.dig.as_mut().expect("coal dig");
-        dig.down = 2;
-        dig.look_back_every = Some(2);
-    });
+    let mut w = coal_dig_world(2);
     let room = full[..2].to_vec();
     let calls: Vec<String> = (0..4)
         .map(|_| act(w.step("Coal", vec![], room.clone())).skill)
