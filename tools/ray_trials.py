@@ -14,7 +14,7 @@ cancels every trial: each gets a KeyboardInterrupt, whose `finally` stops its ga
 the driver's own node are stopped by the driver first (a local cluster dies with the terminal's
 Ctrl-C before its workers' `finally` runs), and the runner exits with 130.
 
-Ray is not a dependency of anything else: `pip install ray` (scripts/test.sh installs it into
+Ray is not a dependency of anything else: `pip install ray` (scripts/setup.sh --with-x installs it into
 .work/raypy for the test of this runner; put that on PYTHONPATH). How to start a cluster:
 docs/sweeps.md.
 """
