@@ -6,7 +6,7 @@ use crate::support;
 use vistawise::config::GuiScale;
 use vistawise::game::GameProfile;
 use vistawise::knowledge::{KnowledgeGraph, embed};
-use vistawise::perception::{EnvironmentEntity, InventoryIcon, Perception};
+use vistawise::perception::{EnvironmentEntity, GridAngle, InventoryIcon, Perception};
 use vistawise::policy::planner::{PlanStep, Planner, PlannerConfig, View};
 use vistawise::skills::{CallArg, SkillCall, SkillLibrary, plan};
 
@@ -137,6 +137,7 @@ impl World {
             marked_screens: marked,
             gui_scale: None,
             view_digest: String::new(),
+            grid_angle: None,
             reach_w: 0.0,
             set_aside: vec![],
         };
@@ -507,6 +508,8 @@ fn coal_dig_world(look_back_every: u32) -> World {
         let dig = coal.dig.as_mut().expect("coal dig");
         dig.down = 2;
         dig.look_back_every = Some(look_back_every);
+        // Squaring the heading has a test of its own.
+        dig.square = None;
     })
 }
 
@@ -544,6 +547,76 @@ fn an_ore_not_in_view_is_dug_for_down_a_staircase_then_along_a_tunnel() {
     // Ore in view: aimed at, not dug past.
     let ore = entity("coal_ore", 900.0, 380.0, true);
     assert_eq!(act(w.step("Coal", vec![ore], hud)).skill, "turn");
+}
+
+/// A frame of the client's size showing the ground with the block grid turned `degrees` on
+/// screen (`perception::grid_angle`), `strength` sure.
+fn grid_frame(degrees: f32, strength: f32) -> Perception {
+    Perception {
+        frame_w: 1280,
+        frame_h: 720,
+        grid_angle: Some(GridAngle { degrees, strength }),
+        ..Perception::default()
+    }
+}
+
+/// A staircase dug off the block grid cuts the corner of every step (31 degrees off went down
+/// 28 blocks in 66 steps): before the first dig, and before any dig after something that may
+/// have turned the view (an aim, a look back), the planner looks straight down and turns by the
+/// angle the floor's grid shows; digs and its own turns keep the heading squared.
+#[test]
+fn the_heading_is_squared_to_the_block_grid_before_digging() {
+    let mut w = world_with("minecraft-web", (1280, 720), |c| {
+        let dig = c.gather.get_mut("Coal").and_then(|r| r.dig.as_mut());
+        let dig = dig.expect("coal dig");
+        dig.down = 2;
+        dig.look_back_every = Some(2);
+        assert!(dig.square.is_some(), "the profile squares the heading");
+    });
+    let hud = vec![
+        icon("wood_pickaxe_icon", web_hotbar_x(0), WEB_HOTBAR_Y),
+        icon("stone_pickaxe_icon", web_hotbar_x(1), WEB_HOTBAR_Y),
+    ];
+    let frame = |degrees, strength| Perception {
+        icons: hud.clone(),
+        ..grid_frame(degrees, strength)
+    };
+    let look = call("look_straight_down", &[]);
+    let stairs = call("dig_stairs_down", &[2.0, 1.3]);
+    let tunnel = call("dig_tunnel_forward", &[2.0, 1.3]);
+    let round = call("turn_by", &[180.0]);
+    // The frame before the look shows a grid too (a wall): it is not the one read.
+    assert_eq!(act(w.step_on("Coal", frame(-30.0, 0.9))), look);
+    assert_eq!(
+        act(w.step_on("Coal", frame(12.5, 0.8))),
+        call("turn_by", &[12.5])
+    );
+    let mut calls = Vec::new();
+    for _ in 0..6 {
+        calls.push(act(w.step_on("Coal", frame(0.5, 0.8))));
+    }
+    // The turn and the digs keep the heading; the look back's two half turns are squared anew,
+    // here already square (within the tolerance): no turn.
+    assert_eq!(
+        calls,
+        [
+            stairs.clone(),
+            stairs,
+            round.clone(),
+            round.clone(),
+            look.clone(),
+            tunnel.clone()
+        ]
+    );
+    // An ore aimed at and mined: the heading the aim left is squared again before digging on.
+    let ore = entity("coal_ore", 900.0, 380.0, true);
+    let mut aim = frame(0.0, 0.9);
+    aim.entities = vec![ore];
+    assert_eq!(act(w.step_on("Coal", aim)).skill, "turn");
+    assert_eq!(act(w.step_on("Coal", frame(0.0, 0.9))), look);
+    // No grid to be sure of (a dark floor): dug on as it is, not looked down at again.
+    assert_eq!(act(w.step_on("Coal", frame(-20.0, 0.05))), tunnel);
+    assert_eq!(act(w.step_on("Coal", frame(-20.0, 0.05))), round);
 }
 
 /// What the digs cut through comes by itself, and with the hotbar full it goes to the bag's
@@ -2414,6 +2487,7 @@ fn an_empty_bag_screen_told_by_its_marker_is_open_and_the_pause_menu_is_shut() {
         marked_screens: vec![],
         gui_scale: None,
         view_digest: String::new(),
+        grid_angle: None,
         reach_w: 0.0,
         set_aside: vec![],
     };

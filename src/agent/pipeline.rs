@@ -133,6 +133,7 @@ pub fn perceive(
         detect_and_split(detector, seen_frame, &parts.config, reading.scale)?;
     perception.gui_scale = Some(reading);
     perception.view_digest = perception::view_digest::digest(frame);
+    perception.grid_angle = perception::grid_angle::grid_angle(frame);
     // Every slot of every screen, once a step: both passes below look icons up in it.
     let slots = layout.slots(None);
     one_icon_per_slot(&mut perception, &layout, &slots);

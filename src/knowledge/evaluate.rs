@@ -204,6 +204,7 @@ fn case_perception(c: &RawCase) -> Perception {
         marked_screens: Vec::new(),
         gui_scale: None,
         view_digest: String::new(),
+        grid_angle: None,
         reach_w: 0.0,
         set_aside: Vec::new(),
     }

@@ -70,6 +70,7 @@ pub fn perception(step: &ScriptedStep) -> Perception {
         marked_screens: Vec::new(),
         gui_scale: None,
         view_digest: String::new(),
+        grid_angle: None,
         reach_w: 0.0,
         set_aside: Vec::new(),
     }

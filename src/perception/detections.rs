@@ -1,6 +1,7 @@
 //! Detections in frame pixels, split the way VistaWise uses them: environment entities carry a
 //! box and an in-reach flag, inventory icons carry a position.
 
+use super::grid_angle::GridAngle;
 use serde::{Deserialize, Serialize};
 
 /// One detected object in original frame pixels.
@@ -104,6 +105,10 @@ pub struct Perception {
     /// sessions recorded before it.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub view_digest: String,
+    /// Which way the block grid runs on screen (`grid_angle`): read on every frame, meant for
+    /// one that looks straight down. Absent in sessions recorded before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grid_angle: Option<GridAngle>,
     /// The in-reach width threshold in this frame's pixels (`detector.k_w` scaled to its
     /// height): how far a thing of one block is can be told from its box (0: unknown).
     #[serde(default, skip_serializing_if = "is_zero")]

@@ -28,7 +28,7 @@ mod search;
 
 pub use config::{
     ArgToken, CallTemplate, CraftRule, DigSearch, GatherRule, PlannerConfig, ScoutConfig,
-    ScreenRule,
+    ScreenRule, SquareHeading,
 };
 
 /// The skills a walk toward a thing calls (`walk`): a plain walk, and a jump when stuck.
@@ -474,6 +474,10 @@ impl Planner {
         };
         self.note_bag_seen(view);
         let step = self.plan(target, view);
+        if let PlanStep::Act(call, _) = &step {
+            let digs = self.config.gather.values().filter_map(|r| r.dig.as_ref());
+            self.dug.note_call(&call.skill, digs);
+        }
         if let PlanStep::Act(call, _) = &step
             && self.config.gather.values().any(|r| r.skill == call.skill)
         {

@@ -68,6 +68,43 @@ pub struct DigSearch {
     /// out: never.
     #[serde(default)]
     pub look_back_every: Option<u32>,
+    /// Square the heading to the block grid before digging on from a heading anything but a
+    /// dig left: a staircase dug off the grid cuts the corner of every step and goes down half
+    /// as fast (31 degrees off: 28 blocks down in 66 steps). Left out: the heading is dug on as
+    /// it is.
+    #[serde(default)]
+    pub square: Option<SquareHeading>,
+}
+
+/// How the heading is squared to the block grid: a call that looks straight down, then a turn
+/// by the angle the grid shows in that frame (`perception::grid_angle`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SquareHeading {
+    /// The call that looks straight down (`["look_straight_down"]`).
+    pub look: CallTemplate,
+    /// The turn by degrees, right positive (`"turn_by"`): called with the angle read.
+    #[serde(default = "turn_by")]
+    pub turn: String,
+    /// How much the frame's edges must agree for their angle to be turned by (0-1); below it
+    /// the heading is dug on as it is.
+    #[serde(default = "grid_strength")]
+    pub min_strength: f32,
+    /// Angles smaller than this, in degrees, are not turned by.
+    #[serde(default = "grid_tolerance")]
+    pub tolerance: f32,
+}
+
+fn turn_by() -> String {
+    "turn_by".into()
+}
+
+fn grid_strength() -> f32 {
+    0.2
+}
+
+fn grid_tolerance() -> f32 {
+    2.0
 }
 
 fn default_approach_seconds() -> f64 {

@@ -6,7 +6,7 @@
 
 use petgraph::graph::NodeIndex;
 
-use super::config::{ArgToken, DigSearch};
+use super::config::{ArgToken, CallTemplate, DigSearch, SquareHeading};
 use super::{Planner, TURN_BY, View};
 
 /// How far the digging has gone since the play began (the player stays down).
@@ -20,6 +20,46 @@ pub(super) struct Dug {
     since_look: u32,
     /// The view is turned round (a look back): the next dig turns it round again first.
     looking_back: bool,
+    /// The heading was squared to the block grid (`dig.square`) and only digs and turns have
+    /// run since.
+    on_grid: bool,
+    /// The skill of the look straight down queued to square the heading, until it runs.
+    look_queued: Option<String>,
+    /// The last call was that look: this step's frame shows the floor from above.
+    looked_down: bool,
+}
+
+impl Dug {
+    /// Notes the call a step chose: a call other than a dig or a turn by degrees may have left
+    /// the heading anywhere (an aim, a walk round, a screen's clicks), and the look straight
+    /// down, once it has run, makes the next frame the one the grid is read from.
+    pub(super) fn note_call<'d>(
+        &mut self,
+        skill: &str,
+        mut digs: impl Iterator<Item = &'d DigSearch>,
+    ) {
+        self.looked_down = self.look_queued.as_deref() == Some(skill);
+        if self.looked_down {
+            self.look_queued = None;
+        }
+        let keeps = digs.any(|d| {
+            [&d.stairs, &d.tunnel]
+                .iter()
+                .any(|c| token(c) == Some(skill))
+                || d.square.as_ref().is_some_and(|s| s.turn == skill)
+        });
+        if !keeps && !self.looked_down {
+            self.on_grid = false;
+        }
+    }
+}
+
+/// A call template's skill name.
+fn token(call: &CallTemplate) -> Option<&str> {
+    match call.first() {
+        Some(ArgToken::Token(t)) => Some(t),
+        _ => None,
+    }
 }
 
 impl Planner {
@@ -44,6 +84,8 @@ impl Planner {
         if std::mem::take(&mut dug.looking_back) {
             let why = format!("no {approach} along the way dug: turn round and dig on");
             self.pending.push_back((half_turn(), why));
+            // Two half turns by mouse counts are a degree or two off: squared anew after them.
+            dug.on_grid = false;
         } else if dig.look_back_every.is_some_and(|n| dug.since_look >= n) {
             dug.since_look = 0;
             dug.looking_back = true;
@@ -55,6 +97,12 @@ impl Planner {
             }
             let why = format!("look back along the way dug for {approach} in its walls");
             self.pending.push_back((half_turn(), why));
+            return;
+        }
+        if let Some(square) = &dig.square
+            && !self.dug.on_grid
+            && !self.square_heading(square, view)
+        {
             return;
         }
         let dug = &mut self.dug;
@@ -80,5 +128,36 @@ impl Planner {
             )
         };
         self.pending.push_back((call, why));
+    }
+
+    /// Squares the heading to the block grid before a dig: looks straight down first, then
+    /// (on the frame that look shows) turns by the grid's angle. False while the look is queued
+    /// (the dig waits for its frame).
+    fn square_heading(&mut self, square: &SquareHeading, view: &View) -> bool {
+        let dug = &mut self.dug;
+        if !std::mem::take(&mut dug.looked_down) {
+            dug.look_queued = token(&square.look).map(str::to_string);
+            let why = "square the heading to the block grid before digging: look straight down";
+            self.pending.push_back((square.look.clone(), why.into()));
+            return false;
+        }
+        // Read or not, the heading is taken as it is from here: a floor with no grid to see
+        // (dark, water) is not looked at again and again.
+        dug.on_grid = true;
+        if let Some(angle) = view.perception.grid_angle
+            && angle.strength >= square.min_strength
+            && angle.degrees.abs() >= square.tolerance
+        {
+            let why = format!(
+                "the block grid runs {:.1} degrees off the heading: turn square to it",
+                angle.degrees
+            );
+            let turn = vec![
+                ArgToken::Token(square.turn.clone()),
+                ArgToken::Number(f64::from(angle.degrees)),
+            ];
+            self.pending.push_back((turn, why));
+        }
+        true
     }
 }
