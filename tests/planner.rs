@@ -619,6 +619,39 @@ fn the_heading_is_squared_to_the_block_grid_before_digging() {
     assert_eq!(act(w.step_on("Coal", frame(-20.0, 0.05))), round);
 }
 
+/// A look down that left the view as it was did not take (a turn lost while the client caught
+/// up, seen on a freshly started one): what the frame shows is a wall in perspective, not the
+/// floor, so the look is tried once more before any angle is turned by; a second look that
+/// changes nothing either is believed (the view was already down).
+#[test]
+fn a_look_down_that_left_the_view_as_it_was_is_tried_again() {
+    let mut w = world_with("minecraft-web", (1280, 720), |_| {});
+    let hud = vec![
+        icon("wood_pickaxe_icon", web_hotbar_x(0), WEB_HOTBAR_Y),
+        icon("stone_pickaxe_icon", web_hotbar_x(1), WEB_HOTBAR_Y),
+    ];
+    let frame = |digest: &str, degrees| Perception {
+        icons: hud.clone(),
+        view_digest: digest.into(),
+        ..grid_frame(degrees, 0.7)
+    };
+    let look = call("look_straight_down", &[]);
+    assert_eq!(act(w.step_on("Coal", frame("4040", -5.0))), look);
+    // The same view after the look: looked again, the wall's -5 degrees not turned by.
+    assert_eq!(act(w.step_on("Coal", frame("4141", -5.0))), look);
+    assert_eq!(
+        act(w.step_on("Coal", frame("4141", -5.0))),
+        call("turn_by", &[-5.0])
+    );
+    // A look that changed the view is read at once.
+    let mut w = world_with("minecraft-web", (1280, 720), |_| {});
+    assert_eq!(act(w.step_on("Coal", frame("4040", -5.0))), look);
+    assert_eq!(
+        act(w.step_on("Coal", frame("9090", -26.0))),
+        call("turn_by", &[-26.0])
+    );
+}
+
 /// What the digs cut through comes by itself, and with the hotbar full it goes to the bag's
 /// other rows: at each look back the bag is looked in (a run tunnelled 70 blocks for coal with
 /// seven in its bag, its hotbar full of saplings, leaves and an apple).
@@ -776,6 +809,40 @@ fn a_single_item_the_hud_read_confidently_keeps_its_item_in_the_screens_hotbar_r
     let screen = vec![
         read("wood_pickaxe_icon", slot(&w, "inventory.hotbar.0"), 0.97),
         read("iron_pickaxe_icon", slot(&w, "inventory.hotbar.1"), 0.76),
+    ];
+    let step = w.step_marked("Iron Pickaxe", vec![], screen, &["inventory"]);
+    assert!(
+        !matches!(step, PlanStep::Done),
+        "a stone pickaxe misread in the screen taken for the target"
+    );
+}
+
+/// The HUD's surest read of a slot counts, not its last: a run read the stone pickaxe at 0.98,
+/// then at 0.78 once its slot was selected (its frame over the icon), and the furnace's screen
+/// read it as an iron one at 0.79; the planner, holding an "iron pickaxe" with four ingots in
+/// its bag, went down for diamonds.
+#[test]
+fn the_huds_surest_read_of_a_slot_is_kept_against_a_screens_misread() {
+    let mut w = world_with("minecraft-web", (1280, 720), |_| {});
+    let read = |class: &str, (x, y): (f32, f32), conf: f32| InventoryIcon {
+        conf,
+        ..icon(class, x, y)
+    };
+    let hud = |stone_conf| {
+        vec![
+            read("wood_pickaxe_icon", (web_hotbar_x(0), WEB_HOTBAR_Y), 0.98),
+            read(
+                "stone_pickaxe_icon",
+                (web_hotbar_x(1), WEB_HOTBAR_Y),
+                stone_conf,
+            ),
+        ]
+    };
+    w.step("Iron Pickaxe", vec![], hud(0.98));
+    w.step("Iron Pickaxe", vec![], hud(0.78));
+    let screen = vec![
+        read("wood_pickaxe_icon", slot(&w, "inventory.hotbar.0"), 0.97),
+        read("iron_pickaxe_icon", slot(&w, "inventory.hotbar.1"), 0.79),
     ];
     let step = w.step_marked("Iron Pickaxe", vec![], screen, &["inventory"]);
     assert!(

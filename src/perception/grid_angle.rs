@@ -165,7 +165,11 @@ mod tests {
         // Edges every way (rings about a point off the centre): no direction stands out.
         let rings = RgbImage::from_fn(1280, 720, |x, y| {
             let r = (x as f32 - 600.0).hypot(y as f32 - 330.0);
-            let g = if ((r / 9.0) as u32).is_multiple_of(2) { 60 } else { 160 };
+            let g = if ((r / 9.0) as u32).is_multiple_of(2) {
+                60
+            } else {
+                160
+            };
             Rgb([g, g, g])
         });
         let read = grid_angle(&rings).expect("edges in view");

@@ -7,7 +7,7 @@
 use petgraph::graph::NodeIndex;
 
 use super::config::{ArgToken, CallTemplate, DigSearch, SquareHeading};
-use super::{Planner, TURN_BY, View};
+use super::{Planner, TURN_BY, View, view_change};
 
 /// How far the digging has gone since the play began (the player stays down).
 #[derive(Debug, Default)]
@@ -27,6 +27,9 @@ pub(super) struct Dug {
     look_queued: Option<String>,
     /// The last call was that look: this step's frame shows the floor from above.
     looked_down: bool,
+    /// The view digest of the frame before the look, and whether the look is a second try.
+    before_look: Option<String>,
+    look_retried: bool,
 }
 
 impl Dug {
@@ -135,12 +138,27 @@ impl Planner {
     /// (the dig waits for its frame).
     fn square_heading(&mut self, square: &SquareHeading, view: &View) -> bool {
         let dug = &mut self.dug;
-        if !std::mem::take(&mut dug.looked_down) {
+        let digest = &view.perception.view_digest;
+        let unchanged = dug
+            .before_look
+            .as_deref()
+            .and_then(|before| view_change(before, digest))
+            .is_some_and(|change| change < square.look_change);
+        let retry = dug.looked_down && unchanged && !dug.look_retried;
+        if !std::mem::take(&mut dug.looked_down) || retry {
             dug.look_queued = token(&square.look).map(str::to_string);
-            let why = "square the heading to the block grid before digging: look straight down";
+            dug.before_look = Some(digest.clone());
+            dug.look_retried = retry;
+            let why = if retry {
+                "the look down left the view as it was: look straight down again"
+            } else {
+                "square the heading to the block grid before digging: look straight down"
+            };
             self.pending.push_back((square.look.clone(), why.into()));
             return false;
         }
+        dug.before_look = None;
+        dug.look_retried = false;
         // Read or not, the heading is taken as it is from here: a floor with no grid to see
         // (dark, water) is not looked at again and again.
         dug.on_grid = true;

@@ -5,6 +5,7 @@
 //! opened the inventory to craft sticks and closed it to fetch a log, in turn, until the run's
 //! time ran out; a crafting table's screen read the stone pickaxe the HUD had read (0.98) as an
 //! iron one (0.76), and the planner went down for diamonds with two iron ores and no furnace.
+//! The HUD's read of a slot is its surest since the stack's count last changed.
 
 use std::collections::BTreeMap;
 
@@ -31,7 +32,11 @@ impl Planner {
         screen: Option<&str>,
     ) {
         let Some(screen) = screen else {
-            self.hud_reads = reads_of("hud.hotbar", visual, view);
+            let fresh = reads_of("hud.hotbar", visual, view);
+            self.hud_reads = fresh
+                .into_iter()
+                .map(|(key, read)| (key, surer(self.hud_reads.get(&key), read)))
+                .collect();
             return;
         };
         let row = reads_of(&format!("{screen}.hotbar"), visual, view);
@@ -62,6 +67,18 @@ impl Planner {
                 visual.attributes.entry(node).or_default().icons.push(icon);
             }
         }
+    }
+}
+
+/// Of a slot's last kept read and this frame's, the one to keep: the same count read as
+/// another item less surely is the same stack misread (the selected slot's frame or a wear bar
+/// over the icon: a HUD read the stone pickaxe at 0.98, then at 0.78 after the slot was
+/// selected, and the furnace's screen read it as an iron one at 0.79), and the same item keeps
+/// its surest read.
+fn surer(kept: Option<&SlotRead>, read: SlotRead) -> SlotRead {
+    match kept {
+        Some(old) if old.count == read.count && old.conf > read.conf => old.clone(),
+        _ => read,
     }
 }
 
