@@ -630,24 +630,25 @@ fn a_look_down_that_left_the_view_as_it_was_is_tried_again() {
         icon("wood_pickaxe_icon", web_hotbar_x(0), WEB_HOTBAR_Y),
         icon("stone_pickaxe_icon", web_hotbar_x(1), WEB_HOTBAR_Y),
     ];
-    let frame = |digest: &str, degrees| Perception {
+    // A view digest of the pipeline's size (32 x 18 cells), every cell of luma `luma`.
+    let frame = |luma: &str, degrees| Perception {
         icons: hud.clone(),
-        view_digest: digest.into(),
+        view_digest: luma.repeat(32 * 18),
         ..grid_frame(degrees, 0.7)
     };
     let look = call("look_straight_down", &[]);
-    assert_eq!(act(w.step_on("Coal", frame("4040", -5.0))), look);
+    assert_eq!(act(w.step_on("Coal", frame("40", -5.0))), look);
     // The same view after the look: looked again, the wall's -5 degrees not turned by.
-    assert_eq!(act(w.step_on("Coal", frame("4141", -5.0))), look);
+    assert_eq!(act(w.step_on("Coal", frame("41", -5.0))), look);
     assert_eq!(
-        act(w.step_on("Coal", frame("4141", -5.0))),
+        act(w.step_on("Coal", frame("41", -5.0))),
         call("turn_by", &[-5.0])
     );
     // A look that changed the view is read at once.
     let mut w = world_with("minecraft-web", (1280, 720), |_| {});
-    assert_eq!(act(w.step_on("Coal", frame("4040", -5.0))), look);
+    assert_eq!(act(w.step_on("Coal", frame("40", -5.0))), look);
     assert_eq!(
-        act(w.step_on("Coal", frame("9090", -26.0))),
+        act(w.step_on("Coal", frame("90", -26.0))),
         call("turn_by", &[-26.0])
     );
 }

@@ -44,17 +44,32 @@ pub fn digest(frame: &RgbImage) -> String {
 /// The mean absolute difference of two digests' cells (luma 0-255); `None` when either is
 /// empty or they are not digests of one size.
 pub fn change(a: &str, b: &str) -> Option<f32> {
+    change_in(a, b, |_| true)
+}
+
+/// [`change`] over the middle half of the view both ways: what the crosshair looks at, without
+/// the page's own banners at the top (the browser's "press Esc to show your cursor" after a
+/// pointer grab changed a digest by 7 where the world stood still).
+pub fn central_change(a: &str, b: &str) -> Option<f32> {
+    change_in(a, b, |k| {
+        let (row, col) = (k as u32 / COLS, k as u32 % COLS);
+        (ROWS / 4..ROWS - ROWS / 4).contains(&row) && (COLS / 4..COLS - COLS / 4).contains(&col)
+    })
+}
+
+/// The mean absolute difference of the cells `keep` takes (by index, row by row).
+fn change_in(a: &str, b: &str, keep: impl Fn(usize) -> bool) -> Option<f32> {
     if a.is_empty() || a.len() != b.len() || !a.len().is_multiple_of(2) {
         return None;
     }
     let cell = |s: &str, i: usize| u8::from_str_radix(s.get(i..i + 2)?, 16).ok();
-    let mut total = 0u32;
-    let cells = a.len() / 2;
-    for k in 0..cells {
+    let (mut total, mut cells) = (0u32, 0u32);
+    for k in (0..a.len() / 2).filter(|&k| keep(k)) {
         let (x, y) = (cell(a, 2 * k)?, cell(b, 2 * k)?);
         total += u32::from(x.abs_diff(y));
+        cells += 1;
     }
-    Some(total as f32 / cells as f32)
+    (cells > 0).then(|| total as f32 / cells as f32)
 }
 
 #[cfg(test)]
@@ -86,9 +101,21 @@ mod tests {
             }
         }
         assert_eq!(change(&d, &digest(&hud)), Some(0.0));
+        // A banner over the top of the page: the view changed, its middle did not.
+        let mut banner = grass.clone();
+        for y in 40..100 {
+            for x in 370..910 {
+                banner.put_pixel(x, y, Rgb([0, 0, 0]));
+            }
+        }
+        let whole = change(&d, &digest(&banner)).expect("same size");
+        assert!(whole > 2.0, "{whole}");
+        assert_eq!(central_change(&d, &digest(&banner)), Some(0.0));
+        assert!(central_change(&d, &digest(&turned)).is_some_and(|c| c > 30.0));
         // Nothing to compare with: no answer rather than a wrong one.
         assert_eq!(change("", &d), None);
         assert_eq!(change(&d, "00"), None);
+        assert_eq!(central_change("", &d), None);
         assert_eq!(digest(&RgbImage::new(8, 8)), "");
     }
 }

@@ -349,13 +349,13 @@ fn nearest_entity(approach: &str, view: &View) -> Option<EnvironmentEntity> {
         .cloned()
 }
 
-/// Whether `e`'s box is centred where the box `before` (x, y, w) was, within its jitter.
 /// How much the view changed between two frames' digests (see `perception::view_digest`);
 /// `None` when either is missing (a session recorded before digests).
 fn view_change(before: &str, after: &str) -> Option<f32> {
     crate::perception::view_digest::change(before, after)
 }
 
+/// Whether `e`'s box is centred where the box `before` (x, y, w) was, within its jitter.
 fn where_it_was(before: (f32, f32, f32), e: &EnvironmentEntity) -> bool {
     let near = box_jitter(before.2);
     (before.0 - e.x).abs() < near && (before.1 - e.y).abs() < near

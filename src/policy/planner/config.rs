@@ -93,8 +93,8 @@ pub struct SquareHeading {
     /// Angles smaller than this, in degrees, are not turned by.
     #[serde(default = "grid_tolerance")]
     pub tolerance: f32,
-    /// A look that changed the view digest less than this (mean luma 0-255, as `blocked_change`)
-    /// did not take (a turn lost while the client caught up): it is tried once more before the
+    /// A look that changed the middle of the view digest less than this (mean luma 0-255 over
+    /// the middle half of the view both ways) did not take (a turn lost while the client caught up): it is tried once more before the
     /// frame is read, else a wall's edges seen in perspective would be turned by.
     #[serde(default = "look_change")]
     pub look_change: f32,

@@ -7,7 +7,8 @@
 use petgraph::graph::NodeIndex;
 
 use super::config::{ArgToken, CallTemplate, DigSearch, SquareHeading};
-use super::{Planner, TURN_BY, View, view_change};
+use super::{Planner, TURN_BY, View};
+use crate::perception::view_digest::central_change;
 
 /// How far the digging has gone since the play began (the player stays down).
 #[derive(Debug, Default)]
@@ -142,7 +143,7 @@ impl Planner {
         let unchanged = dug
             .before_look
             .as_deref()
-            .and_then(|before| view_change(before, digest))
+            .and_then(|before| central_change(before, digest))
             .is_some_and(|change| change < square.look_change);
         let retry = dug.looked_down && unchanged && !dug.look_retried;
         if !std::mem::take(&mut dug.looked_down) || retry {
