@@ -406,6 +406,20 @@ class MilestonePoller(threading.Thread):
         return self.first
 
 
+# How long a play stopped by Ctrl-C is given to end its session before it is killed.
+PLAY_STOP_SECONDS = 30
+
+
+def not_counted(run: dict) -> str | None:
+    """Why a run is left out of every count, or None: a Ray trial that failed twice (a lost node,
+    a game that never started) or a run stopped by Ctrl-C is no run of the agent."""
+    if run.get("trial_failed"):
+        return f"trial failed twice, not counted: {run['trial_failed']}"
+    if run.get("interrupted"):
+        return f"interrupted, not counted: {run['interrupted']}"
+    return None
+
+
 def git_commit() -> str:
     out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True)
     dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO,
@@ -421,18 +435,33 @@ def play_from_nothing(args, game: str, env: dict, out: Path, sid: str, milestone
     poller = MilestonePoller(game, read_slots, milestones, session, read_health=read_health)
     poller.start()
     t0 = time.time()
+    interrupted = None
+    play = subprocess.Popen(
+        [args.bin, "--game", game, "play", "--policy", args.policy, "--task", args.target,
+         "--max-steps", str(args.max_steps or 2000), "--max-minutes", str(args.max_minutes),
+         "--session-id", sid, "--set", f"session.dir={out / 'sessions'}", *args.play_args],
+        cwd=REPO, env=dict(env, DISPLAY=args.display), stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True)
     try:
-        p = subprocess.run(
-            [args.bin, "--game", game, "play", "--policy", args.policy, "--task", args.target,
-             "--max-steps", str(args.max_steps or 2000), "--max-minutes", str(args.max_minutes),
-             "--session-id", sid, "--set", f"session.dir={out / 'sessions'}", *args.play_args],
-            cwd=REPO, env=dict(env, DISPLAY=args.display), capture_output=True, text=True)
+        try:
+            output, _ = play.communicate()
+        except KeyboardInterrupt:
+            # The play got the same Ctrl-C and ends its session itself (releasing what it
+            # holds): given time for that, and the run is kept as interrupted, not counted.
+            interrupted = f"Ctrl-C after {round(time.time() - t0)} s"
+            try:
+                output, _ = play.communicate(timeout=PLAY_STOP_SECONDS)
+            except subprocess.TimeoutExpired:
+                play.kill()
+                output, _ = play.communicate()
     finally:
         first = poller.stop()
-    last = (p.stdout + p.stderr).strip().splitlines()[-1:] or [""]
+    last = (output or "").strip().splitlines()[-1:] or [""]
     rec = {"target": args.target, "milestones": first, "success": args.target in first,
-           "agent_exit": p.returncode, "agent_end": last[0][:300], "seconds": round(time.time() - t0, 1),
+           "agent_exit": play.returncode, "agent_end": last[0][:300], "seconds": round(time.time() - t0, 1),
            "session": str(session.relative_to(out))}
+    if interrupted:
+        rec["interrupted"] = interrupted
     if poller.died is not None:
         rec["died"] = poller.died
     if (session / "session.jsonl").exists():
@@ -515,8 +544,8 @@ def stop_world_game(args, world: int, out: Path, display: str) -> None:
 
 def report_world(run: dict) -> None:
     """One line per finished run."""
-    if run.get("trial_failed"):
-        print(f"world {run['world']}: trial failed, not counted ({run['trial_failed']})", flush=True)
+    if why := not_counted(run):
+        print(f"world {run['world']}: {why}", flush=True)
         return
     got = ", ".join(f"{m} @{v['step']}" for m, v in run.get("milestones", {}).items())
     print(f"world {run['world']}: {'ok' if run.get('success') else 'FAILED'} ({run.get('steps', '?')} steps, "
@@ -552,6 +581,10 @@ def nothing_runs(args, out: Path) -> int:
             runs.append(nothing_world(args, world, out, milestones, args.display))
             report_world(runs[-1])
             write_runs(out, batch, runs)
+            if runs[-1].get("interrupted"):
+                print(f"closed_loop_runs: interrupted; the runs so far are in {out / 'runs.json'}",
+                      file=sys.stderr, flush=True)
+                return 130
     print_table([{"batch": batch, "runs": runs}])
     print(f"details: {out / 'runs.json'}")
     return 0
@@ -577,9 +610,8 @@ def print_table(batches: list[dict]) -> None:
     print("| batch | milestone | held | paper (Table 1) | median min | worst min | median steps | worst steps |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     for b in batches:
-        # A Ray trial that failed twice (a lost node, a game that never started) is no run of
-        # the agent: it is listed below, not counted.
-        batch, runs = b["batch"], [r for r in b["runs"] if not r.get("trial_failed")]
+        # A Ray trial that failed twice or a run stopped by Ctrl-C is listed below, not counted.
+        batch, runs = b["batch"], [r for r in b["runs"] if not not_counted(r)]
         label = f"{batch['game']} {batch['worlds'][0]}-{batch['worlds'][-1]} ({batch['commit'][:7]})"
         names = [n for n, _ in MILESTONES[batch["game"]]]
         for name in names[:names.index(batch["target"]) + 1]:
@@ -597,8 +629,8 @@ def print_table(batches: list[dict]) -> None:
         print(f"{batch['game']}: worlds {batch['worlds'][0]}-{batch['worlds'][-1]}, target {batch['target']}, "
               f"policy {batch['policy']}, window {batch['window']}, commit {batch['commit']}, {batch['date']}")
         for r in b["runs"]:
-            if r.get("trial_failed"):
-                print(f"  world {r['world']}: trial failed twice, not counted: {r['trial_failed']}")
+            if why := not_counted(r):
+                print(f"  world {r['world']}: {why}")
 
 
 STAGES = ["capture", "detect", "graph", "prompt", "policy", "act"]

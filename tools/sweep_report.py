@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from closed_loop_runs import MILESTONES, PAPER_TABLE1  # noqa: E402
+from closed_loop_runs import MILESTONES, PAPER_TABLE1, not_counted  # noqa: E402
 
 # One colour a batch, in order (distinct for colour-blind readers: Okabe-Ito).
 COLOURS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
@@ -65,10 +65,10 @@ def load(paths: list[Path]) -> list[dict]:
         worlds = b.get("worlds") or []
         span = f"{worlds[0]}-{worlds[-1]}" if worlds else "?"
         label = b.get("label") or f"{b['game']} {b.get('policy', '?')} {span} ({str(b.get('commit', '?'))[:7]})"
-        # A Ray trial that failed twice (tools/ray_trials.py) is no run of the agent: listed
-        # with the trials, never counted.
-        runs = [r for r in data["runs"] if not r.get("trial_failed")]
-        failed = [r for r in data["runs"] if r.get("trial_failed")]
+        # A Ray trial that failed twice (tools/ray_trials.py) or a run stopped by Ctrl-C is no
+        # run of the agent: listed with the trials, never counted.
+        runs = [r for r in data["runs"] if not not_counted(r)]
+        failed = [r for r in data["runs"] if not_counted(r)]
         batches.append({"batch": b, "runs": runs, "failed": failed, "dir": p.parent, "label": label})
     return batches
 
@@ -184,8 +184,8 @@ def strip_chart(batches: list[dict], names: list[str], key: str, unit: str, scal
 
 
 def trial_end(r: dict) -> str:
-    if r.get("trial_failed"):
-        return f"trial failed twice, not counted: {r['trial_failed']}"
+    if why := not_counted(r):
+        return why
     if r.get("error"):
         return f"game failed: {r['error']}"
     if r.get("died"):
