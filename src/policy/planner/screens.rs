@@ -48,7 +48,14 @@ impl Planner {
             self.seen_in_screen.clear();
         }
         if let Some(screen) = &in_view {
-            self.note_bag_tools(view, screen);
+            // The tools as the cross-check corrected them: a stone pickaxe misread as iron in a
+            // furnace's screen (the HUD's 0.99 against 0.78) was kept as an iron pickaxe in
+            // the bag, and the run went for diamonds without one.
+            let checked = View {
+                visual: &visual,
+                ..*view
+            };
+            self.note_bag_tools(&checked, screen);
             self.note_empty_hotbar_keys(view, screen);
         }
         let empty_on_hud: Vec<(f32, f32)> = hotbar_slots("hud.hotbar", view)
