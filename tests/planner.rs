@@ -76,6 +76,15 @@ fn icon(class: &str, x: f32, y: f32) -> InventoryIcon {
     }
 }
 
+/// An icon read at `conf`, with its stack count when one is drawn.
+fn read_icon(class: &str, (x, y): (f32, f32), conf: f32, count: Option<u32>) -> InventoryIcon {
+    InventoryIcon {
+        conf,
+        count,
+        ..icon(class, x, y)
+    }
+}
+
 fn call(skill: &str, args: &[f64]) -> SkillCall {
     SkillCall {
         skill: skill.into(),
@@ -759,11 +768,7 @@ fn the_furnace_the_ingots_are_smelted_in_is_crafted_before_it_is_opened() {
 #[test]
 fn a_stack_the_hud_read_confidently_keeps_its_item_in_the_screens_hotbar_row() {
     let mut w = world_with("minecraft-web", (1280, 720), |_| {});
-    let counted = |class: &str, (x, y): (f32, f32), conf: f32, n: u32| InventoryIcon {
-        conf,
-        count: Some(n),
-        ..icon(class, x, y)
-    };
+    let counted = |class: &str, at, conf, n| read_icon(class, at, conf, Some(n));
     let hud = vec![
         counted(
             "crafting_table_icon",
@@ -795,10 +800,7 @@ fn a_stack_the_hud_read_confidently_keeps_its_item_in_the_screens_hotbar_row() {
 #[test]
 fn a_single_item_the_hud_read_confidently_keeps_its_item_in_the_screens_hotbar_row() {
     let mut w = world_with("minecraft-web", (1280, 720), |_| {});
-    let read = |class: &str, (x, y): (f32, f32), conf: f32| InventoryIcon {
-        conf,
-        ..icon(class, x, y)
-    };
+    let read = |class: &str, at, conf| read_icon(class, at, conf, None);
     let hud = vec![
         read("wood_pickaxe_icon", (web_hotbar_x(0), WEB_HOTBAR_Y), 0.98),
         read("stone_pickaxe_icon", (web_hotbar_x(1), WEB_HOTBAR_Y), 0.98),
@@ -825,10 +827,7 @@ fn a_single_item_the_hud_read_confidently_keeps_its_item_in_the_screens_hotbar_r
 #[test]
 fn the_huds_surest_read_of_a_slot_is_kept_against_a_screens_misread() {
     let mut w = world_with("minecraft-web", (1280, 720), |_| {});
-    let read = |class: &str, (x, y): (f32, f32), conf: f32| InventoryIcon {
-        conf,
-        ..icon(class, x, y)
-    };
+    let read = |class: &str, at, conf| read_icon(class, at, conf, None);
     let hud = |stone_conf| {
         vec![
             read("wood_pickaxe_icon", (web_hotbar_x(0), WEB_HOTBAR_Y), 0.98),
@@ -859,43 +858,38 @@ fn the_huds_surest_read_of_a_slot_is_kept_against_a_screens_misread() {
 #[test]
 fn a_tool_the_hud_corrected_is_not_noted_in_the_bag() {
     let mut w = world_with("minecraft-web", (1280, 720), |_| {});
-    let read = |class: &str, (x, y): (f32, f32), conf: f32, count: Option<u32>| InventoryIcon {
-        conf,
-        count,
-        ..icon(class, x, y)
-    };
     let hud = || {
         vec![
-            read(
+            read_icon(
                 "wood_pickaxe_icon",
                 (web_hotbar_x(0), WEB_HOTBAR_Y),
                 0.98,
                 Some(1),
             ),
-            read(
+            read_icon(
                 "stone_pickaxe_icon",
                 (web_hotbar_x(1), WEB_HOTBAR_Y),
                 0.99,
                 Some(1),
             ),
-            read("iron_icon", (web_hotbar_x(2), WEB_HOTBAR_Y), 0.95, Some(3)),
+            read_icon("iron_icon", (web_hotbar_x(2), WEB_HOTBAR_Y), 0.95, Some(3)),
         ]
     };
     w.step("Diamond", vec![], hud());
     let screen = vec![
-        read(
+        read_icon(
             "wood_pickaxe_icon",
             slot(&w, "inventory.hotbar.0"),
             0.97,
             Some(1),
         ),
-        read(
+        read_icon(
             "iron_pickaxe_icon",
             slot(&w, "inventory.hotbar.1"),
             0.78,
             Some(1),
         ),
-        read("iron_icon", slot(&w, "inventory.hotbar.2"), 0.95, Some(3)),
+        read_icon("iron_icon", slot(&w, "inventory.hotbar.2"), 0.95, Some(3)),
     ];
     w.step_marked("Diamond", vec![], screen, &["inventory"]);
     let PlanStep::Act(call, why) = w.step("Diamond", vec![], hud()) else {

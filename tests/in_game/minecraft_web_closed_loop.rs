@@ -452,12 +452,13 @@ fn a_log_from_the_games_own_spawn_in_an_unseen_world() {
 /// Where the stone tests carve their air pocket (feet), in world 3002's stone.
 const POCKET: (i32, i32, i32) = (70, 70, 70);
 
-/// An air pocket two blocks high carved in stone at [`POCKET`], the player in it looking
-/// `yaw` degrees (and one more, the turn that shows the client answers) and 10 down, holding
-/// `slots` (`set_inventory`'s), once the client draws it: under load it draws a new place
-/// seconds late, and a turn made before it does is undone when it does (the teleport's look
-/// replaces the view's).
-fn stone_pocket(game: &McwebGame, yaw: f64, slots: serde_json::Value) {
+/// A world (3002) with an air pocket two blocks high carved in stone at [`POCKET`], the player
+/// in it looking `yaw` degrees (and one more, the turn that shows the client answers) and 10
+/// down, holding `slots` (`set_inventory`'s), once the client draws it: under load it draws a
+/// new place seconds late, and a turn made before it does is undone when it does (the
+/// teleport's look replaces the view's).
+fn stone_pocket(yaw: f64, slots: serde_json::Value) -> McwebGame {
+    let game = McwebGame::start(3002);
     let server = game.server();
     let (x, y, z) = POCKET;
     for dy in [0, 1] {
@@ -480,13 +481,13 @@ fn stone_pocket(game: &McwebGame, yaw: f64, slots: serde_json::Value) {
     // A freshly started client may draw the place and still turn nothing for a while (a play
     // that began then saw three identical frames): a small turn must reach the server first.
     for _ in 0..5 {
-        run_skill(game, &["turn_by", "1"]);
+        run_skill(&game, &["turn_by", "1"]);
         std::thread::sleep(std::time::Duration::from_secs(2));
         if server
             .player()
             .is_ok_and(|p| (p.yaw - yaw).rem_euclid(360.0) > 0.5)
         {
-            return;
+            return game;
         }
     }
     panic!("the client turned nothing in five tries after the teleport");
@@ -498,10 +499,9 @@ fn stone_pocket(game: &McwebGame, yaw: f64, slots: serde_json::Value) {
 #[test]
 fn a_staircase_dug_down_through_stone_is_walked_back_up_on_the_minecraft_client() {
     let _game = support::one_game();
-    let game = McwebGame::start(3002);
+    let game = stone_pocket(180.0, json!({"36": "stone_pickaxe 1"}));
     let server = game.server();
     let y = POCKET.1;
-    stone_pocket(&game, 180.0, json!({"36": "stone_pickaxe 1"}));
     let skill = |args: &[&str]| {
         run_skill(&game, args);
         std::thread::sleep(std::time::Duration::from_millis(700));
@@ -541,14 +541,12 @@ fn a_staircase_dug_down_through_stone_is_walked_back_up_on_the_minecraft_client(
 #[test]
 fn the_heading_is_squared_to_the_block_grid_before_digging_on_the_minecraft_client() {
     let _game = support::one_game();
-    let game = McwebGame::start(3002);
-    let server = game.server();
-    let y = POCKET.1;
-    stone_pocket(
-        &game,
+    let game = stone_pocket(
         206.0,
         json!({"36": "wooden_pickaxe 1", "37": "stone_pickaxe 1"}),
     );
+    let server = game.server();
+    let y = POCKET.1;
     // A look, a second one if the first left the view as it was, the turn, a step down.
     let (_, session, log) = play(&game, "coal", 4, 0);
     let player = server.player().expect("state");

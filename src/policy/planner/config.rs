@@ -25,6 +25,14 @@ pub enum ArgToken {
 /// `["skill", arg, ...]`.
 pub type CallTemplate = Vec<ArgToken>;
 
+/// The skill a call template calls (its first token).
+pub(super) fn skill_of(call: &CallTemplate) -> Option<&str> {
+    match call.first() {
+        Some(ArgToken::Token(t)) => Some(t),
+        _ => None,
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GatherRule {
@@ -94,8 +102,9 @@ pub struct SquareHeading {
     #[serde(default = "grid_tolerance")]
     pub tolerance: f32,
     /// A look that changed the middle of the view digest less than this (mean luma 0-255 over
-    /// the middle half of the view both ways) did not take (a turn lost while the client caught up): it is tried once more before the
-    /// frame is read, else a wall's edges seen in perspective would be turned by.
+    /// the middle half of the view both ways) did not take (a turn lost while the client
+    /// caught up): it is tried once more before the frame is read, else a wall's edges seen in
+    /// perspective would be turned by.
     #[serde(default = "look_change")]
     pub look_change: f32,
 }

@@ -6,7 +6,7 @@
 
 use petgraph::graph::NodeIndex;
 
-use super::config::{ArgToken, CallTemplate, DigSearch, SquareHeading};
+use super::config::{ArgToken, DigSearch, SquareHeading, skill_of};
 use super::{Planner, TURN_BY, View};
 use crate::perception::view_digest::central_change;
 
@@ -49,20 +49,12 @@ impl Dug {
         let keeps = digs.any(|d| {
             [&d.stairs, &d.tunnel]
                 .iter()
-                .any(|c| token(c) == Some(skill))
+                .any(|c| skill_of(c) == Some(skill))
                 || d.square.as_ref().is_some_and(|s| s.turn == skill)
         });
         if !keeps && !self.looked_down {
             self.on_grid = false;
         }
-    }
-}
-
-/// A call template's skill name.
-fn token(call: &CallTemplate) -> Option<&str> {
-    match call.first() {
-        Some(ArgToken::Token(t)) => Some(t),
-        _ => None,
     }
 }
 
@@ -147,7 +139,7 @@ impl Planner {
             .is_some_and(|change| change < square.look_change);
         let retry = dug.looked_down && unchanged && !dug.look_retried;
         if !std::mem::take(&mut dug.looked_down) || retry {
-            dug.look_queued = token(&square.look).map(str::to_string);
+            dug.look_queued = skill_of(&square.look).map(str::to_string);
             dug.before_look = Some(digest.clone());
             dug.look_retried = retry;
             let why = if retry {

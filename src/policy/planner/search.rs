@@ -1,6 +1,7 @@
 //! Getting an item from the world: finding the thing it comes from (looking around, the scout's
 //! walks, detours, climbs), walking to it, aiming at it and mining it, and picking up its drop.
 
+use super::config::skill_of;
 use super::*;
 
 impl Planner {
@@ -463,8 +464,7 @@ impl Planner {
             .detour
             .iter()
             .map(|call| {
-                let turn =
-                    matches!(call.first(), Some(ArgToken::Token(t)) if t == "turn" || t == TURN_BY);
+                let turn = matches!(skill_of(call), Some("turn" | TURN_BY));
                 call.iter()
                     .enumerate()
                     .map(|(i, t)| match t {
