@@ -7,7 +7,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 use crate::support::{TestWindow, XServer, binary};
-use vistawise::agent::session::Session;
+use vistawise::agent::Session;
 
 const TITLE: &str = "Minecraft agent test";
 
@@ -85,10 +85,7 @@ fn a_dry_run_records_every_step_and_sends_nothing() {
         skills,
         [Some("open_inventory"), Some("close_screen"), Some("turn")]
     );
-    assert_eq!(
-        first.validation,
-        vistawise::agent::session::Validation::Valid
-    );
+    assert_eq!(first.validation, vistawise::agent::Validation::Valid);
     assert!(!first.events.is_empty());
     for s in &session.steps {
         assert!(session.dir.join(&s.frame).is_file());
@@ -580,7 +577,7 @@ fn pattern(w: u32, h: u32) -> image::RgbImage {
 #[test]
 fn the_window_capture_reads_the_shown_pixels_and_follows_the_window() {
     use vistawise::capture::frame::CaptureError;
-    use vistawise::capture::window::{PixelPath, Transport, WindowCapture};
+    use vistawise::capture::{PixelPath, Transport, WindowCapture};
     use x11rb::connection::Connection;
     use x11rb::protocol::xproto::{ConfigureWindowAux, ConnectionExt};
     use x11rb::wrapper::ConnectionExt as _;

@@ -11,7 +11,7 @@ use vistawise::config::GuiScale;
 use vistawise::game::GameProfile;
 use vistawise::perception::AsciiFont;
 use vistawise::perception::CountStyle;
-use vistawise::skills::gui::GuiLayout;
+use vistawise::skills::GuiLayout;
 
 /// Both texture eras: the digits are the same, the icons and panels under them are not.
 const VERSIONS: [&str; 2] = ["1.12", "1.19.1"];

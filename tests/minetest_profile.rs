@@ -5,7 +5,7 @@ use crate::support;
 
 use vistawise::config::GuiScale;
 use vistawise::knowledge::KnowledgeGraph;
-use vistawise::skills::gui::GuiGeometry;
+use vistawise::skills::GuiGeometry;
 use vistawise::tasks::TaskList;
 
 #[test]
@@ -65,13 +65,9 @@ fn every_minetest_task_targets_a_node_of_its_graph() {
 fn planner_rules_with(
     from: &str,
     to: &str,
-) -> (
-    vistawise::policy::planner::PlannerConfig,
-    Result<(), String>,
-    String,
-) {
+) -> (vistawise::policy::PlannerConfig, Result<(), String>, String) {
     use vistawise::game::GameProfile;
-    use vistawise::policy::planner::PlannerConfig;
+    use vistawise::policy::PlannerConfig;
     let repo = support::repo();
     let kg = KnowledgeGraph::load(&repo.join("kg/minetest.toml")).expect("kg");
     let profile = GameProfile::load(&repo, "minetest").expect("profile");

@@ -7,7 +7,7 @@ use vistawise::config::GuiScale;
 use vistawise::game::GameProfile;
 use vistawise::knowledge::{KnowledgeGraph, embed};
 use vistawise::perception::{EnvironmentEntity, GridAngle, InventoryIcon, Perception};
-use vistawise::policy::planner::{PlanStep, Planner, PlannerConfig, View};
+use vistawise::policy::{PlanStep, Planner, PlannerConfig, View};
 use vistawise::skills::{CallArg, SkillCall, SkillLibrary, plan};
 
 struct World {

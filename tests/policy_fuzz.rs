@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use vistawise::config::GuiScale;
 use vistawise::game::GameProfile;
 use vistawise::policy::Attempt;
-use vistawise::policy::llm_policy::validate_answer;
+use vistawise::policy::validate_answer;
 use vistawise::skills::InputEvent;
 
 fn profile() -> GameProfile {

@@ -15,13 +15,13 @@ use super::pipeline::{Parts, ms_since};
 use super::session::{Line, Recorder, SessionError};
 use super::session_report::median;
 use super::step::{Agent, LlmFailure, StepError};
+use crate::capture::FrameWindow;
 use crate::capture::frame::CaptureError;
-use crate::capture::window::{PixelPath, WindowCapture};
-use crate::capture::x11::FrameWindow;
+use crate::capture::{PixelPath, WindowCapture};
 use crate::perception::PreparedInput;
 use crate::perception::{Detector, DetectorError};
 use crate::policy::Asker;
-use crate::policy::planner::Planner;
+use crate::policy::Planner;
 use crate::skills::{ActResult, StopFlag};
 
 #[derive(Debug, thiserror::Error)]

@@ -20,8 +20,8 @@ use crate::llm::LlmError;
 use crate::llm::{Spent, UsageSummary};
 use crate::perception::Perception;
 use crate::policy::{LlmPolicy, MemoryStack, llm_decision};
+use crate::skills::ParamType;
 use crate::skills::expand::bind;
-use crate::skills::library::ParamType;
 use crate::skills::{SkillCall, SkillLibrary};
 
 /// A turn toward the same thing: within this many pixels of the recorded offset, or this

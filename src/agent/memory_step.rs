@@ -3,7 +3,7 @@
 //! outcome prediction sends a doomed LLM action back for revision.
 
 use crate::llm::LlmClient;
-use crate::longterm::{LongTermMemory, Query, Tracker, TrackerEvent, episode, howto};
+use crate::longterm::{LongTermMemory, Query, Tracker, TrackerEvent, howto, missing_tool};
 use crate::skills::{ActResult, StopFlag};
 
 use super::end::EndReason;
@@ -57,7 +57,7 @@ impl LongTerm {
         }
         let kg = &parts.kg;
         let events = self.tracker.observe(q, &|plan: &str, before: &Query| {
-            episode::missing_tool(kg, plan, &before.inventory)
+            missing_tool(kg, plan, &before.inventory)
         });
         self.store(events, kg);
         let mut tokens = 0;

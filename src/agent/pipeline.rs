@@ -16,12 +16,12 @@ use crate::llm::answers_in_json;
 use crate::longterm::{self, Query};
 use crate::perception::mask_areas;
 use crate::perception::{self, Detection, Detector, Perception, SplitContext, StageTimes};
-use crate::policy::planner::{Planner, View};
 use crate::policy::prompt::{self, StepInputs};
 use crate::policy::{self, Decision, MemoryStack, PromptTemplate, TokenCounter};
-use crate::skills::gui::{GuiLayout, Slot};
+use crate::policy::{Planner, View};
 use crate::skills::gui_scale::GuiScaleTracker;
 use crate::skills::{ExpandContext, SkillCall};
+use crate::skills::{GuiLayout, Slot};
 use crate::tasks::Task;
 use crate::toml_lines::DataFileError;
 
@@ -133,7 +133,7 @@ pub fn perceive(
         detect_and_split(detector, seen_frame, &parts.config, reading.scale)?;
     perception.gui_scale = Some(reading);
     perception.view_digest = perception::view_digest::digest(frame);
-    perception.grid_angle = perception::grid_angle::grid_angle(frame);
+    perception.grid_angle = perception::grid_angle(frame);
     // Every slot of every screen, once a step: both passes below look icons up in it.
     let slots = layout.slots(None);
     one_icon_per_slot(&mut perception, &layout, &slots);
@@ -395,7 +395,7 @@ pub fn memory_query(parts: &Parts, perception: &Perception, graph: &GraphView) -
     }
     environment.sort();
     let has = |n: NodeIndex| view.has(n);
-    let subgoal = longterm::episode::next_missing(&parts.kg, parts.target, &has)
+    let subgoal = longterm::next_missing(&parts.kg, parts.target, &has)
         .map(|n| parts.kg.name(n).to_string());
     let seen: Vec<String> = environment
         .iter()

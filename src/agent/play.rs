@@ -7,8 +7,8 @@
 use std::time::{Duration, Instant};
 
 use crate::capture::frame::CaptureError;
-use crate::capture::source::{FrameSource, SourcedFrame};
 use crate::capture::windows::WindowInfo;
+use crate::capture::{FrameSource, SourcedFrame};
 use crate::perception::Detector;
 use crate::skills::{
     ActResult, EnigoBackend, Executed, InputError, StopFlag, StopReason, WindowRect, execute,

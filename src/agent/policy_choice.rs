@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use super::pipeline::Parts;
 use super::session::{Session, StepRecord};
 use crate::llm::answers_in_json;
-use crate::policy::llm_policy::validate_answer;
-use crate::policy::subgoal::SubgoalPolicy;
+use crate::policy::SubgoalPolicy;
+use crate::policy::validate_answer;
 use crate::policy::{
     Asker, DecideError, Decision, LlmPolicy, LlmSetupError, Observation, Policy, Validation,
 };

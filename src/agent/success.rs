@@ -13,7 +13,7 @@ use crate::game::SuccessRule;
 use crate::perception::Perception;
 use crate::policy::{Decision, Validation};
 use crate::skills::SkillCall;
-use crate::skills::gui::{GuiLayout, Slot};
+use crate::skills::{GuiLayout, Slot};
 
 /// What one frame says about the target.
 #[derive(Debug, Clone, PartialEq)]

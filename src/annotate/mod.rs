@@ -8,8 +8,11 @@
 
 mod frame_sources;
 mod hash;
-pub mod import;
+mod import;
 mod labelme;
+
+pub use frame_sources::VideoSampling;
+pub use import::{find_classes, import_dir};
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -18,13 +21,12 @@ use image::RgbImage;
 use indicatif::ProgressBar;
 use serde::Serialize;
 
-use crate::dataset::manifest::{
-    self, FrameRecord, Manifest, ManifestError, ManifestWriter, Record,
-};
 use crate::dataset::writer::{self, ImageData, WriteError, YoloWriter, format_labels};
 use crate::dataset::yolo::DatasetError;
+use crate::dataset::{
+    FrameRecord, Manifest, ManifestError, ManifestWriter, Record, file_sha256, text_sha256,
+};
 use crate::perception::{DetectOptions, Detection, Detector};
-pub use frame_sources::VideoSampling;
 use hash::DHash;
 use labelme::{Annotation, LabelMeError, Rectangle};
 
@@ -410,8 +412,8 @@ fn unique_name(manifest: &Manifest, base: &str, key: &str) -> String {
 
 /// Whether a person changed (or removed) the label file or the JSON since annotate wrote them.
 pub fn is_corrected(dataset: &Path, rec: &FrameRecord) -> Result<bool, AnnotateError> {
-    let label = manifest::file_sha256(&dataset.join("labels").join(format!("{}.txt", rec.name)))?;
-    let json = manifest::file_sha256(&dataset.join("images").join(format!("{}.json", rec.name)))?;
+    let label = file_sha256(&dataset.join("labels").join(format!("{}.txt", rec.name)))?;
+    let json = file_sha256(&dataset.join("images").join(format!("{}.json", rec.name)))?;
     Ok(label.as_deref() != Some(rec.label_sha256.as_str())
         || json.as_deref() != Some(rec.json_sha256.as_str()))
 }
@@ -456,8 +458,8 @@ fn write_frame(
     writer::write_atomic(&writer.label_path(&base.name), label_text.as_bytes())?;
     Ok(FrameRecord {
         boxes: boxes.len(),
-        label_sha256: manifest::text_sha256(&label_text),
-        json_sha256: manifest::text_sha256(&json_text),
+        label_sha256: text_sha256(&label_text),
+        json_sha256: text_sha256(&json_text),
         ..base.clone()
     })
 }

@@ -9,8 +9,8 @@ use image::RgbImage;
 use super::error::CaptureError;
 use super::window::{Transport, WindowCapture};
 use super::windows::WindowInfo;
+use crate::skills::InputBackend;
 use crate::skills::expand::InputEvent;
-use crate::skills::input::InputBackend;
 use crate::skills::{Camera, EnigoBackend, InputError, KeyMap, WindowRect};
 use crate::testworld::autolabel::{AutoLabelError, GameWindow};
 

@@ -1,10 +1,15 @@
 //! Capture: finding the game window (xcap) and grabbing its pixels (x11rb and MIT-SHM on X11,
 //! xcap elsewhere).
 
-pub mod desktop_window;
+mod desktop_window;
 mod error;
 pub mod frame;
-pub mod source;
-pub mod window;
+mod source;
+mod window;
 pub mod windows;
-pub mod x11;
+mod x11;
+
+pub use desktop_window::DesktopWindow;
+pub use source::{FrameSource, RecordedFrames, SourcedFrame, frame_paths, image_files};
+pub use window::{PixelPath, Transport, WindowCapture};
+pub use x11::{FrameWindow, show_as_background};

@@ -9,17 +9,17 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use vistawise::capture::desktop_window::DesktopWindow;
+use vistawise::capture::DesktopWindow;
 use vistawise::capture::windows;
 use vistawise::dataset::writer::{ImageData, YoloWriter, write_atomic};
 use vistawise::game::GameProfile;
 use vistawise::skills::WindowRect;
+use vistawise::testworld::McwebServer;
+use vistawise::testworld::Probe;
 use vistawise::testworld::autolabel::{
     self, AutoLabelConfig, AutoLabelError, LabelGame, LabeledFrame, PitConfig, label_boxes,
     label_frame,
 };
-use vistawise::testworld::mcweb::McwebServer;
-use vistawise::testworld::minetest::Probe;
 
 use super::AppContext;
 

@@ -6,12 +6,12 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
+use vistawise::agent::Recorder;
 use vistawise::agent::bench::{self, Pixels};
 use vistawise::agent::play;
-use vistawise::agent::session::Recorder;
-use vistawise::capture::window::WindowCapture;
+use vistawise::capture::FrameWindow;
+use vistawise::capture::WindowCapture;
 use vistawise::capture::windows;
-use vistawise::capture::x11::FrameWindow;
 
 use super::AppContext;
 use super::kg::GraphArgs;
@@ -132,7 +132,7 @@ fn step(ctx: &AppContext, args: &StepArgs) -> Result<ExitCode> {
 
 /// The frames of a folder (a session folder means its frames/), all of the first one's size.
 fn load_frames(dir: &std::path::Path) -> Result<Vec<image::RgbImage>> {
-    let paths = vistawise::capture::source::frame_paths(dir)
+    let paths = vistawise::capture::frame_paths(dir)
         .with_context(|| format!("cannot list frames in {}", dir.display()))?;
     if paths.is_empty() {
         bail!("no .jpg or .png frames in {}", dir.display());

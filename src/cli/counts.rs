@@ -17,14 +17,14 @@ use vistawise::game::GameProfile;
 use vistawise::perception::AsciiFont;
 use vistawise::perception::CountStyle;
 use vistawise::perception::stack_count::{self, Glyph};
-use vistawise::skills::gui::GuiLayout;
+use vistawise::skills::GuiLayout;
 use vistawise::skills::gui_scale::GuiScaleTracker;
+use vistawise::testworld::Probe;
 use vistawise::testworld::autolabel::{GameWindow, layout_for};
-use vistawise::testworld::minetest::Probe;
 
 use super::AppContext;
 use super::autolabel::{default_probe_dir, find_game_window, open_desktop_window};
-use vistawise::capture::desktop_window::DesktopWindow;
+use vistawise::capture::DesktopWindow;
 
 #[derive(Subcommand, Debug)]
 pub enum CountsCommand {
@@ -311,7 +311,7 @@ fn mcweb_shots(
     settle_ms: u64,
 ) -> Result<Vec<Shot>> {
     let gui = profile.gui.clone();
-    let server = vistawise::testworld::mcweb::McwebServer::connect(address)?;
+    let server = vistawise::testworld::McwebServer::connect(address)?;
     let (mut window, rect) = open_desktop_window(ctx, &profile)?;
     let layout = gui.layout(rect.w, rect.h, ctx.config().game.gui_scale);
     let settle = Duration::from_millis(settle_ms);

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Subcommand, ValueEnum};
-use vistawise::annotate::import;
+use vistawise::annotate::{find_classes, import_dir};
 use vistawise::dataset::ops::{self, GroupBy};
 use vistawise::dataset::yolo::read_data_yaml;
 
@@ -143,9 +143,8 @@ pub fn run(cmd: &DatasetCommand) -> Result<ExitCode> {
 /// `dataset import`: corrected X-AnyLabeling/LabelMe JSON back into YOLO label files.
 fn import(dataset: &Path, json_dir: Option<&Path>, json: bool) -> Result<()> {
     let dir = json_dir.map_or_else(|| dataset.join("images"), Path::to_path_buf);
-    let classes = import::find_classes(dataset)?;
-    let s =
-        import::import_dir(&dir, &classes).with_context(|| format!("import {}", dir.display()))?;
+    let classes = find_classes(dataset)?;
+    let s = import_dir(&dir, &classes).with_context(|| format!("import {}", dir.display()))?;
     if json {
         println!("{}", serde_json::to_string(&s)?);
     } else {

@@ -193,7 +193,7 @@ fn collect_images(input: &Path) -> Result<Vec<PathBuf>> {
     if !input.is_dir() {
         bail!("{} is neither an image file nor a folder", input.display());
     }
-    let images = vistawise::capture::source::image_files(input)
+    let images = vistawise::capture::image_files(input)
         .with_context(|| format!("cannot list {}", input.display()))?;
     if images.is_empty() {
         bail!("{} contains no .png or .jpg images", input.display());

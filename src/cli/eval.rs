@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 use serde::Serialize;
 use vistawise::dataset::yolo;
 use vistawise::eval::bootstrap::{self, Interval};
-use vistawise::eval::metrics::{ApMethod, EvalReport, Evaluator, Scored, Truth};
+use vistawise::eval::{ApMethod, EvalReport, Evaluator, Scored, Truth};
 use vistawise::perception::{DetectOptions, Detector, runtime};
 
 use super::AppContext;
@@ -287,7 +287,7 @@ fn error_collector(
     args: &EvalArgs,
     conf: f32,
     names: &[String],
-) -> Result<Option<vistawise::eval::error_report::ErrorCollector>> {
+) -> Result<Option<vistawise::eval::ErrorCollector>> {
     let error_classes = args
         .errors_class
         .iter()
@@ -302,7 +302,7 @@ fn error_collector(
     };
     std::fs::create_dir_all(dir)
         .with_context(|| format!("cannot create the errors folder {}", dir.display()))?;
-    Ok(Some(vistawise::eval::error_report::ErrorCollector::new(
+    Ok(Some(vistawise::eval::ErrorCollector::new(
         conf,
         names,
         &error_classes,
@@ -314,10 +314,10 @@ fn error_collector(
 fn write_errors(
     args: &EvalArgs,
     dir: &std::path::Path,
-    errors: vistawise::eval::error_report::ErrorCollector,
+    errors: vistawise::eval::ErrorCollector,
     conf: f32,
 ) -> Result<()> {
-    let source = vistawise::eval::error_report::Source {
+    let source = vistawise::eval::Source {
         model: &args.model,
         dataset: &args.dataset,
         split: &args.split,

@@ -8,7 +8,7 @@ use std::path::Path;
 use anyhow::{Result, bail};
 use serde::Serialize;
 use vistawise::eval::bootstrap::{self, Bootstrap};
-use vistawise::eval::metrics::{EvalReport, Evaluator};
+use vistawise::eval::{EvalReport, Evaluator};
 
 #[derive(Serialize)]
 pub struct Comparison<'a> {

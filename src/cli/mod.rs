@@ -149,8 +149,8 @@ impl AppContext {
     }
 
     /// The library's composition over this command's config, root and ONNX Runtime library.
-    pub fn setup(&self) -> vistawise::agent::setup::Setup<'_> {
-        vistawise::agent::setup::Setup {
+    pub fn setup(&self) -> vistawise::agent::Setup<'_> {
+        vistawise::agent::Setup {
             config: self.config(),
             root: &self.root,
             ort_lib: self.ort_lib(),

@@ -6,16 +6,16 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
+use vistawise::agent::Recorder;
 use vistawise::agent::pipeline::Parts;
 use vistawise::agent::play::{self, PlayOptions, Status};
-use vistawise::agent::policy_choice::{self, LlmOptions, PolicyChoice};
-use vistawise::agent::session::Recorder;
-use vistawise::capture::source::{FrameSource, RecordedFrames};
-use vistawise::capture::window::WindowCapture;
+use vistawise::agent::{self, LlmOptions, PolicyChoice};
+use vistawise::capture::WindowCapture;
 use vistawise::capture::windows;
+use vistawise::capture::{FrameSource, RecordedFrames};
 use vistawise::config::Config;
 use vistawise::policy::Policy;
-use vistawise::skills::{StopFlag, emergency};
+use vistawise::skills::{StopFlag, Watcher};
 
 use super::AppContext;
 use super::kg::GraphArgs;
@@ -75,7 +75,7 @@ pub fn run(ctx: &AppContext, args: &PlayArgs) -> Result<ExitCode> {
     let (mut source, source_name) = open_source(args, config)?;
     let _safety = match (source.window_id(), args.dry_run) {
         (Some(id), false) => Some((
-            emergency::Watcher::start(&config.safety, Some(id), stop.clone())
+            Watcher::start(&config.safety, Some(id), stop.clone())
                 .context("cannot start the emergency stop")?,
             // Releases what is held if this process is killed (`kill -9` mid-hold).
             super::InputGuard::start()?,
@@ -173,7 +173,7 @@ fn build_policy(args: &PlayArgs, parts: &Parts) -> Result<Box<dyn Policy>> {
         record_to: args.record_llm.clone(),
         cost_cap_usd: args.max_cost.unwrap_or(parts.config.safety.max_cost_usd),
     };
-    Ok(policy_choice::build_policy(choice, parts, &llm, None)?)
+    Ok(agent::build_policy(choice, parts, &llm, None)?)
 }
 
 /// The frames to play on, and their name for the start line: the game window, or with

@@ -177,7 +177,7 @@ fn prompt_cmd(ctx: &AppContext, args: &StepArgs, ask: bool) -> Result<ExitCode> 
 }
 
 fn plan_cmd(ctx: &AppContext, args: &StepArgs) -> Result<ExitCode> {
-    use vistawise::policy::planner::{PlanStep, View};
+    use vistawise::policy::{PlanStep, View};
     let (parts, perception) = step_setup(ctx, args)?;
     let mut planner = parts.planner()?;
     let graph = pipeline::graph_view(&parts, &perception);

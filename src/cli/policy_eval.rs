@@ -8,8 +8,8 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use vistawise::agent::Session;
 use vistawise::agent::decision_bench::{self, CaseFile, CaseResult, Score};
-use vistawise::agent::session::Session;
 use vistawise::policy::LlmPolicy;
 
 use super::AppContext;

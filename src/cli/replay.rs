@@ -7,10 +7,10 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
+use vistawise::agent::Session;
 use vistawise::agent::pipeline::Parts;
-use vistawise::agent::policy_choice::{self, LlmOptions, PolicyChoice};
-use vistawise::agent::replay::{self, StepDiff};
-use vistawise::agent::session::Session;
+use vistawise::agent::{LlmOptions, PolicyChoice, build_policy};
+use vistawise::agent::{StepDiff, replay};
 use vistawise::llm::{Spent, UsageSummary};
 use vistawise::perception::Detector;
 use vistawise::policy::Policy;
@@ -92,7 +92,7 @@ fn replay_policy<'s>(
         ReplayPolicyArg::Planner => PolicyChoice::Planner,
         ReplayPolicyArg::Llm => PolicyChoice::Llm,
     };
-    Ok(policy_choice::build_policy(
+    Ok(build_policy(
         choice,
         parts,
         &LlmOptions::default(),
@@ -150,7 +150,7 @@ pub fn run(ctx: &AppContext, args: &ReplayArgs) -> Result<ExitCode> {
         );
     }
     let json = args.json;
-    let diffs = replay::replay(&parts, &mut detector, &session, policy.as_mut(), &mut |d| {
+    let diffs = replay(&parts, &mut detector, &session, policy.as_mut(), &mut |d| {
         if !json {
             print_step(d);
         }

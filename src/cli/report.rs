@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use vistawise::agent::session::Session;
+use vistawise::agent::Session;
 use vistawise::agent::session_report;
 
 #[derive(Args)]

@@ -2,9 +2,9 @@
 //! `--root`: the CLI only turns its flags into what `Setup` asks for, and prints.
 
 use anyhow::Result;
+use vistawise::agent::GraphFiles;
 use vistawise::agent::pipeline::Parts;
 use vistawise::agent::play::LongTerm;
-use vistawise::agent::setup::GraphFiles;
 use vistawise::longterm::Embedder;
 
 use super::AppContext;

@@ -7,7 +7,7 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 use vistawise::capture::windows;
 use vistawise::game::GameProfile;
-use vistawise::skills::{self, CallArg, EnigoBackend, SkillCall, StopFlag, WindowRect, emergency};
+use vistawise::skills::{self, CallArg, EnigoBackend, SkillCall, StopFlag, Watcher, WindowRect};
 
 use super::AppContext;
 
@@ -159,7 +159,7 @@ fn run_skill(ctx: &AppContext, args: &RunArgs) -> Result<ExitCode> {
     // Before the backend: whatever it holds, the guard releases if this process is killed.
     let _guard = super::InputGuard::start()?;
     let mut backend = EnigoBackend::for_camera(window, &profile.camera)?;
-    let _watcher = emergency::Watcher::start(&config.safety, Some(found.id), stop.clone())
+    let _watcher = Watcher::start(&config.safety, Some(found.id), stop.clone())
         .context("cannot start the emergency stop")?;
     let mut done = skills::Executed::default();
     let result = skills::execute(&mut backend, &events, &stop, &mut done);

@@ -3,7 +3,10 @@
 //! each image's false positives and misses, by kind ([`errors`]), written out as a file and contact sheets ([`report`]). `vistawise eval` reports them.
 
 pub mod bootstrap;
-pub mod error_report;
+mod error_report;
 mod errors;
 mod intervals;
-pub mod metrics;
+mod metrics;
+
+pub use error_report::{ErrorCollector, Source};
+pub use metrics::{ApMethod, EvalReport, Evaluator, Scored, Truth};

@@ -8,12 +8,12 @@ use std::path::{Path, PathBuf};
 use super::success_rule::SuccessRule;
 use crate::knowledge::KnowledgeGraph;
 use crate::perception::CountStyle;
-use crate::policy::planner::PlannerConfig;
+use crate::policy::PlannerConfig;
 use crate::profile_file::ProfileFile;
+use crate::skills::GuiGeometry;
 use crate::skills::expand::{Camera, ExpandContext, SlotGeometry};
-use crate::skills::gui::GuiGeometry;
-use crate::skills::keys::{Key, KeyMap};
-use crate::skills::library::{LibraryError, SkillLibrary};
+use crate::skills::{Key, KeyMap};
+use crate::skills::{LibraryError, SkillLibrary};
 use crate::toml_lines::{self, DataFileError};
 
 #[derive(Debug, thiserror::Error)]

@@ -15,7 +15,7 @@ pub struct GameConfig {
     /// Wait after an action before the next capture, so the frame shows what it changed.
     pub settle_ms: u64,
     /// How the game window's pixels are read.
-    pub capture: crate::capture::window::Transport,
+    pub capture: crate::capture::Transport,
 }
 
 /// `"auto"` or a fixed scale 1..=6.

@@ -17,7 +17,7 @@
 //! With no module selected nothing is opened and the prompt is unchanged.
 
 pub mod db;
-pub mod episode;
+mod episode;
 pub mod exemplars;
 mod experience;
 pub mod howto;
@@ -26,6 +26,8 @@ pub mod scripted;
 pub(crate) mod settings;
 mod text_helpers;
 
+pub use db::{Db, Entry};
+pub use episode::{Tracker, TrackerEvent, missing_tool, next_missing};
 pub use text_helpers::list_or_none;
 
 use std::collections::BTreeSet;
@@ -36,9 +38,6 @@ use serde::{Deserialize, Serialize};
 use crate::config::MemoryConfig;
 use crate::embedding::{EmbeddingError, SentenceEncoder};
 use crate::knowledge::KnowledgeGraph;
-
-pub use db::{Db, Entry};
-pub use episode::{Tracker, TrackerEvent};
 
 /// The selectable modules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

@@ -4,7 +4,7 @@ mod ascii_font;
 mod decode;
 pub mod detections;
 mod detector;
-pub mod grid_angle;
+mod grid_angle;
 mod letterbox;
 mod model_info;
 pub mod overlay;
@@ -20,7 +20,7 @@ pub use detections::{
     SplitContext,
 };
 pub use detector::{Detector, DetectorError, ModelInfo, PreparedInput, StageTimes};
-pub use grid_angle::GridAngle;
+pub use grid_angle::{GridAngle, grid_angle};
 pub use letterbox::mask_areas;
 pub use model_info::parse_names;
 pub use stack_count::{CountStyle, CountUnit};

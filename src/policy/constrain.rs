@@ -5,8 +5,8 @@
 use serde_json::{Value as Json, json};
 
 use crate::llm::schema_format;
+use crate::skills::ParamType;
 use crate::skills::SkillLibrary;
-use crate::skills::library::ParamType;
 
 /// `{"reasoning", "skill", "args"}` with one alternative per skill; x/y ranges are the window's.
 /// The properties come in that order (models write them in the schema's order: reasoning
@@ -245,7 +245,7 @@ mod tests {
         let file =
             crate::profile_file::ProfileFile::read(&root.join("config/games/minecraft.toml"))
                 .expect("profile");
-        let gui = crate::skills::gui::GuiGeometry::from_profile(&file).expect("gui");
+        let gui = crate::skills::GuiGeometry::from_profile(&file).expect("gui");
         let keys: crate::skills::KeyMap = file.required("keys").expect("keys");
         let library =
             SkillLibrary::load(&root.join("skills/minecraft"), &keys, &gui).expect("skills");

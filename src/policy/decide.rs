@@ -8,7 +8,7 @@ use petgraph::graph::NodeIndex;
 
 use super::decision::{Asker, DecideError, Decision, Validation, validate_call};
 use super::llm_policy::{Choice, LlmPolicy};
-use super::memory::summarize;
+use super::memory_stack::summarize;
 use super::planner::{PlanStep, Planner, View};
 use super::prompt::{PromptTemplate, PromptValues, TokenCounter};
 use super::subgoal::{self, SubgoalPolicy};
@@ -16,7 +16,7 @@ use crate::config::LlmConfig;
 use crate::knowledge::{KnowledgeGraph, Subgraph, VisualState};
 use crate::llm::{LlmError, answers_in_json};
 use crate::perception::Perception;
-use crate::skills::gui::GuiLayout;
+use crate::skills::GuiLayout;
 use crate::skills::{ExpandContext, SkillCall, SkillLibrary};
 
 /// What a policy decides from: one step's view of the game and of the graph, the task's parts

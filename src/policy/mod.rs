@@ -4,17 +4,21 @@ pub mod action;
 pub mod constrain;
 mod decide;
 mod decision;
-pub mod llm_policy;
-pub mod memory;
-pub mod planner;
+mod llm_policy;
+mod memory_stack;
+mod planner;
 pub mod prompt;
 pub(crate) mod settings;
-pub mod subgoal;
+mod subgoal;
 
 pub use decide::{Observation, Policy, llm_decision};
 pub use decision::{
     Asker, DecideError, Decision, Validation, or_no_action, until_stopped, validate_call,
 };
-pub use llm_policy::{Attempt, Choice, LlmPolicy, LlmSetupError, Turn, ValidAction};
-pub use memory::MemoryStack;
+pub use llm_policy::{
+    Attempt, Choice, LlmPolicy, LlmSetupError, Turn, ValidAction, validate_answer,
+};
+pub use memory_stack::MemoryStack;
+pub use planner::{PlanStep, Planner, PlannerConfig, View};
 pub use prompt::{PromptTemplate, PromptValues, TokenCounter};
+pub use subgoal::SubgoalPolicy;

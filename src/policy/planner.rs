@@ -14,7 +14,7 @@ use petgraph::visit::EdgeRef;
 
 use crate::knowledge::{KnowledgeGraph, Relation, VisualState};
 use crate::perception::{EnvironmentEntity, InventoryIcon, Perception};
-use crate::skills::gui::GuiLayout;
+use crate::skills::GuiLayout;
 use crate::skills::{CallArg, SkillCall};
 
 mod bag_memory;
@@ -26,10 +26,7 @@ mod hud_reads;
 mod screens;
 mod search;
 
-pub use config::{
-    ArgToken, CallTemplate, CraftRule, DigSearch, GatherRule, PlannerConfig, ScoutConfig,
-    ScreenRule, SquareHeading,
-};
+pub use config::{ArgToken, CallTemplate, GatherRule, PlannerConfig, ScoutConfig};
 
 /// The skills a walk toward a thing calls (`walk`): a plain walk, and a jump when stuck.
 const WALK: &str = "move_forward";

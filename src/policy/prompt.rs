@@ -272,7 +272,7 @@ pub struct StepInputs<'a> {
     pub visual: &'a crate::knowledge::VisualState,
     pub perception: &'a crate::perception::Perception,
     pub library: &'a SkillLibrary,
-    pub memory: &'a super::memory::MemoryStack,
+    pub memory: &'a super::memory_stack::MemoryStack,
     pub recall_steps: usize,
     /// The `{long_term_memory}` text (see `crate::longterm`).
     pub long_term: &'a str,

@@ -24,7 +24,7 @@ use crate::dataset::writer::{encode_jpeg, label_box_from_xyxy};
 use crate::dataset::yolo::LabelBox;
 use crate::perception::mask_areas;
 use crate::profile_file::ProfileFile;
-use crate::skills::gui::GuiLayout;
+use crate::skills::GuiLayout;
 use crate::toml_lines::{self, DataFileError};
 
 /// `[autolabel]` of a game profile.
@@ -917,7 +917,7 @@ pub fn label_frame(
 }
 
 /// The GUI layout the labeller uses (Minetest's formspecs ignore the GUI scale).
-pub fn layout_for(gui: &crate::skills::gui::GuiGeometry, w: u32, h: u32) -> GuiLayout<'_> {
+pub fn layout_for(gui: &crate::skills::GuiGeometry, w: u32, h: u32) -> GuiLayout<'_> {
     gui.layout(w, h, GuiScale::Auto)
 }
 

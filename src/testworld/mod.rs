@@ -5,9 +5,12 @@
 //! ground truth: it plays through the window.
 
 pub mod autolabel;
-pub mod camera;
+mod camera;
 mod label_games;
-pub mod mcweb;
-pub mod minetest;
+mod mcweb;
+mod minetest;
 
 pub use autolabel::LabelGame;
+pub use camera::{Camera, Merge, Scan, scan_boxes};
+pub use mcweb::McwebServer;
+pub use minetest::{PlayerState, Probe};

@@ -152,7 +152,7 @@ fn planner_gets_a_log_then_crafts_up_to_a_wooden_pickaxe_on_the_minecraft_client
 
 /// Whether a player can stand with its feet in block (x, y, z): a full block under it, two of
 /// air above (the server's block names; "air" and the cave/void airs).
-fn standable(server: &vistawise::testworld::mcweb::McwebServer, x: i64, y: i64, z: i64) -> bool {
+fn standable(server: &vistawise::testworld::McwebServer, x: i64, y: i64, z: i64) -> bool {
     let name = |dy: i64| {
         server
             .command(json!({"cmd": "getblock", "x": x, "y": y + dy, "z": z}))
@@ -583,7 +583,7 @@ fn the_death_screen_ends_a_play_as_died_on_the_minecraft_client() {
     assert_eq!(server.player().expect("state").health, Some(0.0));
     let (ok, session, log) = play(&game, "log", 20, 0);
     assert!(!ok, "a play that died succeeded:\n{log}");
-    let recorded = vistawise::agent::session::Session::load(&session).expect("session");
+    let recorded = vistawise::agent::Session::load(&session).expect("session");
     assert_eq!(recorded.steps.len(), 1, "{log}");
     let end = recorded.end.expect("an end line");
     assert!(end.starts_with("died"), "{end}\n{log}");

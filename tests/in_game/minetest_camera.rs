@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use crate::support::MinetestGame;
 use serde_json::json;
-use vistawise::testworld::camera::{Camera, Merge, Scan, scan_boxes};
-use vistawise::testworld::minetest::Probe;
+use vistawise::testworld::Probe;
+use vistawise::testworld::{Camera, Merge, Scan, scan_boxes};
 
 fn mean_rgb(img: &image::RgbImage, x1: u32, y1: u32, x2: u32, y2: u32) -> [f64; 3] {
     let mut sum = [0.0; 3];
@@ -31,7 +31,7 @@ fn distance(a: [f64; 3], b: [f64; 3]) -> f64 {
 
 /// The game window's picture now.
 fn screenshot(display: &str) -> image::RgbImage {
-    use vistawise::capture::window::{Transport, WindowCapture};
+    use vistawise::capture::{Transport, WindowCapture};
     let id = support::find_window(display, "Minetest").expect("the Minetest window");
     WindowCapture::open_on(Some(display), id, Transport::Auto)
         .and_then(|mut c| c.grab())

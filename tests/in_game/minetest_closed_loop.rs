@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use crate::support::MinetestGame;
 use serde_json::json;
-use vistawise::testworld::minetest::{PlayerState, Probe};
+use vistawise::testworld::{PlayerState, Probe};
 
 fn artifacts() -> PathBuf {
     let dir = support::repo().join("target/artifacts/minetest-closed-loop");

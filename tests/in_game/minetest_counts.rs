@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::support::MinetestGame;
 use serde_json::json;
-use vistawise::testworld::minetest::Probe;
+use vistawise::testworld::Probe;
 
 fn vistawise(game: &MinetestGame, args: &[&str]) -> (bool, String, String) {
     let o = support::binary()

@@ -7,7 +7,7 @@ use crate::support;
 
 use crate::support::MinetestGame;
 use serde_json::json;
-use vistawise::testworld::minetest::Probe;
+use vistawise::testworld::Probe;
 
 /// Far enough from the spawn point (0, 0) that no map block there exists when the game starts.
 const FAR: f64 = 1000.0;

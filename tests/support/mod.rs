@@ -302,7 +302,7 @@ impl TestWindow {
     /// Shows `image` as the window's background (the X server repaints it by itself), e.g. a
     /// game frame for the agent to capture. The window should have the image's size.
     pub fn show_image(&self, image: &image::RgbImage) {
-        vistawise::capture::x11::show_as_background(&self.conn, self.id, image)
+        vistawise::capture::show_as_background(&self.conn, self.id, image)
             .unwrap_or_else(|e| panic!("cannot show the image: {e}"));
     }
 }
@@ -547,8 +547,8 @@ impl McwebGame {
     }
 
     /// The test server's command port, through the library's client (tests/mcweb/server/README.md).
-    pub fn server(&self) -> vistawise::testworld::mcweb::McwebServer {
-        vistawise::testworld::mcweb::McwebServer::connect(&format!("127.0.0.1:{}", self.cmd_port))
+    pub fn server(&self) -> vistawise::testworld::McwebServer {
+        vistawise::testworld::McwebServer::connect(&format!("127.0.0.1:{}", self.cmd_port))
             .unwrap_or_else(|e| panic!("{e}\n{}", self.log_tail()))
     }
 

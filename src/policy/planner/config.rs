@@ -10,8 +10,8 @@ use serde::Deserialize;
 use super::{JUMP, TURN_BY, WALK, item_token};
 use crate::knowledge::KnowledgeGraph;
 use crate::profile_file::ProfileFile;
+use crate::skills::GuiGeometry;
 use crate::skills::SkillLibrary;
-use crate::skills::gui::GuiGeometry;
 use crate::toml_lines::DataFileError;
 
 /// A skill-call argument in the planner's data: a number or a symbolic token.
