@@ -902,6 +902,61 @@ fn a_tool_the_hud_corrected_is_not_noted_in_the_bag() {
     );
 }
 
+/// A tool a screen read right after its craft, before the HUD ever read that slot, is forgotten
+/// once the HUD reads another item there more surely: a crafting table's screen read the stone
+/// pickaxe just crafted as an iron one (0.80), nothing could correct it then, and the planner
+/// closed the screen and dug a staircase for diamonds with no iron pickaxe (world 3009, from
+/// nothing); the HUD read the slot as a stone pickaxe (0.98) on the next frame.
+#[test]
+fn a_tool_a_screen_noted_is_forgotten_where_the_hud_reads_another_more_surely() {
+    let mut w = world_with("minecraft-web", (1280, 720), |_| {});
+    let screen = vec![
+        read_icon(
+            "wood_pickaxe_icon",
+            slot(&w, "inventory.hotbar.0"),
+            0.97,
+            Some(1),
+        ),
+        read_icon(
+            "iron_pickaxe_icon",
+            slot(&w, "inventory.hotbar.1"),
+            0.80,
+            Some(1),
+        ),
+        read_icon("iron_icon", slot(&w, "inventory.hotbar.2"), 0.95, Some(3)),
+    ];
+    w.step_marked("Diamond", vec![], screen, &["inventory"]);
+    let hud = || {
+        vec![
+            read_icon(
+                "wood_pickaxe_icon",
+                (web_hotbar_x(0), WEB_HOTBAR_Y),
+                0.98,
+                Some(1),
+            ),
+            read_icon(
+                "stone_pickaxe_icon",
+                (web_hotbar_x(1), WEB_HOTBAR_Y),
+                0.98,
+                Some(1),
+            ),
+            read_icon("iron_icon", (web_hotbar_x(2), WEB_HOTBAR_Y), 0.95, Some(3)),
+        ]
+    };
+    // The screen's own decision runs out (closing it), then the planner plans from the HUD.
+    let mut whys = Vec::new();
+    for _ in 0..6 {
+        let PlanStep::Act(call, why) = w.step("Diamond", vec![], hud()) else {
+            panic!("no action");
+        };
+        assert!(
+            !why.contains("dig") && call.skill != "dig_stairs_down",
+            "went down for diamonds without an iron pickaxe: {call:?}: {why} (before: {whys:?})"
+        );
+        whys.push(why);
+    }
+}
+
 /// A Minetest HUD hotbar icon at 854x480 (slot i centred at (226 + 58 i, 447)) with a read count.
 fn minetest_slot(class: &str, slot: u8, count: Option<u32>) -> InventoryIcon {
     InventoryIcon {

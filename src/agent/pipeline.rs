@@ -395,8 +395,8 @@ pub fn memory_query(parts: &Parts, perception: &Perception, graph: &GraphView) -
     }
     environment.sort();
     let has = |n: NodeIndex| view.has(n);
-    let subgoal = longterm::next_missing(&parts.kg, parts.target, &has)
-        .map(|n| parts.kg.name(n).to_string());
+    let subgoal =
+        longterm::next_missing(&parts.kg, parts.target, &has).map(|n| parts.kg.name(n).to_string());
     let seen: Vec<String> = environment
         .iter()
         .map(|(n, r)| format!("{n}{}", if *r { " (in reach)" } else { "" }))

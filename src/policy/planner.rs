@@ -116,6 +116,9 @@ pub struct Planner {
     /// the selected-slot frame over it): the client's cobblestone task opened the inventory,
     /// saw the pickaxe, closed it, missed it on the HUD and went to craft another, for 20 steps.
     bag_tools: BTreeMap<NodeIndex, Option<u8>>,
+    /// How surely the screen that noted a tool in `bag_tools` read it on its hotbar row: a HUD
+    /// read of that key as another item more surely forgets the tool (`hud_reads.rs`).
+    bag_tool_reads: BTreeMap<NodeIndex, f32>,
     /// The item last fetched from the bag to the hotbar (`to_hotbar_skill`): tried once, so a
     /// move that did not take (a hotbar with no free slot) ends stuck instead of looping.
     fetched_to_hotbar: Option<NodeIndex>,
@@ -422,6 +425,7 @@ impl Planner {
             refuted_on_hud: BTreeSet::new(),
             seen_in_screen: BTreeSet::new(),
             bag_tools: BTreeMap::new(),
+            bag_tool_reads: BTreeMap::new(),
             fetched_to_hotbar: None,
             freed_hotbar_for: None,
             mined: None,

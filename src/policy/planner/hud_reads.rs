@@ -9,6 +9,8 @@
 
 use std::collections::BTreeMap;
 
+use petgraph::graph::NodeIndex;
+
 use super::{Planner, View, hotbar_slots, on_a_slot};
 use crate::knowledge::VisualState;
 
@@ -37,6 +39,7 @@ impl Planner {
                 .into_iter()
                 .map(|(key, read)| (key, surer(self.hud_reads.get(&key), read)))
                 .collect();
+            self.forget_bag_tools_the_hud_refutes(view);
             return;
         };
         let row = reads_of(&format!("{screen}.hotbar"), visual, view);
@@ -66,6 +69,30 @@ impl Planner {
                 icon.class = hud.class.clone();
                 visual.attributes.entry(node).or_default().icons.push(icon);
             }
+        }
+    }
+}
+
+impl Planner {
+    /// Forgets a tool a screen noted at a hotbar key (`bag_tools`) where the HUD reads another
+    /// item at that key more surely. The other way round from the cross-check: a crafting
+    /// table's screen read the stone pickaxe just crafted as an iron one (0.80) before the HUD
+    /// had read that slot at all, and the planner dug a staircase for diamonds with no iron
+    /// pickaxe; the HUD read the slot as a stone pickaxe (0.98) on the next frame.
+    fn forget_bag_tools_the_hud_refutes(&mut self, view: &View) {
+        let refuted: Vec<NodeIndex> = self
+            .bag_tools
+            .iter()
+            .filter_map(|(tool, key)| {
+                let hud = self.hud_reads.get(&(*key)?)?;
+                let noted = *self.bag_tool_reads.get(tool)?;
+                let read = view.kg.detector_classes.get(&hud.class)?;
+                (read != tool && hud.conf > noted).then_some(*tool)
+            })
+            .collect();
+        for tool in refuted {
+            self.bag_tools.remove(&tool);
+            self.bag_tool_reads.remove(&tool);
         }
     }
 }

@@ -113,11 +113,23 @@ impl Planner {
                         .collect()
                 })
                 .unwrap_or_default();
+            self.bag_tool_reads.remove(&tool);
             if in_bag.is_empty() {
                 self.bag_tools.remove(&tool);
                 continue;
             }
-            let key = hotbar_key_in(&in_bag, &format!("{screen}.hotbar"), view);
+            let row = format!("{screen}.hotbar");
+            let key = hotbar_key_in(&in_bag, &row, view);
+            if key.is_some() {
+                let on_row = hotbar_slots(&row, view);
+                let centres: Vec<(f32, f32)> = on_row.iter().map(|(_, c)| *c).collect();
+                let surest = in_bag
+                    .iter()
+                    .filter(|i| on_a_slot(i.x, i.y, &centres, view))
+                    .map(|i| i.conf)
+                    .fold(0.0f32, f32::max);
+                self.bag_tool_reads.insert(tool, surest);
+            }
             self.bag_tools.insert(tool, key);
         }
     }
