@@ -851,6 +851,28 @@ fn the_huds_surest_read_of_a_slot_is_kept_against_a_screens_misread() {
     );
 }
 
+/// A wooden pickaxe, a stone pickaxe read `stone_conf` sure and three iron ingots on the HUD
+/// hotbar (keys 1-3).
+fn pickaxes_on_hud(stone_conf: f32) -> Vec<InventoryIcon> {
+    let at = |key| (web_hotbar_x(key), WEB_HOTBAR_Y);
+    vec![
+        read_icon("wood_pickaxe_icon", at(0), 0.98, Some(1)),
+        read_icon("stone_pickaxe_icon", at(1), stone_conf, Some(1)),
+        read_icon("iron_icon", at(2), 0.95, Some(3)),
+    ]
+}
+
+/// The same three slots on the open inventory's hotbar row, the stone pickaxe misread as an
+/// iron one `iron_conf` sure.
+fn pickaxes_in_inventory_misread(w: &World, iron_conf: f32) -> Vec<InventoryIcon> {
+    let at = |key: u8| slot(w, &format!("inventory.hotbar.{key}"));
+    vec![
+        read_icon("wood_pickaxe_icon", at(0), 0.97, Some(1)),
+        read_icon("iron_pickaxe_icon", at(1), iron_conf, Some(1)),
+        read_icon("iron_icon", at(2), 0.95, Some(3)),
+    ]
+}
+
 /// The tools a screen shows in the bag are noted as the HUD's cross-check corrected them: a
 /// furnace's screen read the stone pickaxe as iron (0.78) where the HUD had read stone (0.99),
 /// the read was corrected for the step, yet the iron pickaxe was noted as in the bag, and the
@@ -858,41 +880,10 @@ fn the_huds_surest_read_of_a_slot_is_kept_against_a_screens_misread() {
 #[test]
 fn a_tool_the_hud_corrected_is_not_noted_in_the_bag() {
     let mut w = world_with("minecraft-web", (1280, 720), |_| {});
-    let hud = || {
-        vec![
-            read_icon(
-                "wood_pickaxe_icon",
-                (web_hotbar_x(0), WEB_HOTBAR_Y),
-                0.98,
-                Some(1),
-            ),
-            read_icon(
-                "stone_pickaxe_icon",
-                (web_hotbar_x(1), WEB_HOTBAR_Y),
-                0.99,
-                Some(1),
-            ),
-            read_icon("iron_icon", (web_hotbar_x(2), WEB_HOTBAR_Y), 0.95, Some(3)),
-        ]
-    };
-    w.step("Diamond", vec![], hud());
-    let screen = vec![
-        read_icon(
-            "wood_pickaxe_icon",
-            slot(&w, "inventory.hotbar.0"),
-            0.97,
-            Some(1),
-        ),
-        read_icon(
-            "iron_pickaxe_icon",
-            slot(&w, "inventory.hotbar.1"),
-            0.78,
-            Some(1),
-        ),
-        read_icon("iron_icon", slot(&w, "inventory.hotbar.2"), 0.95, Some(3)),
-    ];
+    w.step("Diamond", vec![], pickaxes_on_hud(0.99));
+    let screen = pickaxes_in_inventory_misread(&w, 0.78);
     w.step_marked("Diamond", vec![], screen, &["inventory"]);
-    let PlanStep::Act(call, why) = w.step("Diamond", vec![], hud()) else {
+    let PlanStep::Act(call, why) = w.step("Diamond", vec![], pickaxes_on_hud(0.99)) else {
         panic!("no action");
     };
     // Sticks for the iron pickaxe (a tree), not the way down to the diamonds.
@@ -910,43 +901,12 @@ fn a_tool_the_hud_corrected_is_not_noted_in_the_bag() {
 #[test]
 fn a_tool_a_screen_noted_is_forgotten_where_the_hud_reads_another_more_surely() {
     let mut w = world_with("minecraft-web", (1280, 720), |_| {});
-    let screen = vec![
-        read_icon(
-            "wood_pickaxe_icon",
-            slot(&w, "inventory.hotbar.0"),
-            0.97,
-            Some(1),
-        ),
-        read_icon(
-            "iron_pickaxe_icon",
-            slot(&w, "inventory.hotbar.1"),
-            0.80,
-            Some(1),
-        ),
-        read_icon("iron_icon", slot(&w, "inventory.hotbar.2"), 0.95, Some(3)),
-    ];
+    let screen = pickaxes_in_inventory_misread(&w, 0.80);
     w.step_marked("Diamond", vec![], screen, &["inventory"]);
-    let hud = || {
-        vec![
-            read_icon(
-                "wood_pickaxe_icon",
-                (web_hotbar_x(0), WEB_HOTBAR_Y),
-                0.98,
-                Some(1),
-            ),
-            read_icon(
-                "stone_pickaxe_icon",
-                (web_hotbar_x(1), WEB_HOTBAR_Y),
-                0.98,
-                Some(1),
-            ),
-            read_icon("iron_icon", (web_hotbar_x(2), WEB_HOTBAR_Y), 0.95, Some(3)),
-        ]
-    };
     // The screen's own decision runs out (closing it), then the planner plans from the HUD.
     let mut whys = Vec::new();
     for _ in 0..6 {
-        let PlanStep::Act(call, why) = w.step("Diamond", vec![], hud()) else {
+        let PlanStep::Act(call, why) = w.step("Diamond", vec![], pickaxes_on_hud(0.98)) else {
             panic!("no action");
         };
         assert!(
