@@ -28,6 +28,17 @@ mod search;
 
 pub use config::{ArgToken, CallTemplate, GatherRule, PlannerConfig, ScoutConfig};
 
+/// Where the last open screen showed a tool or station in the bag (`Planner::bag_tools`).
+#[derive(Debug, Clone, Copy)]
+struct BagTool {
+    /// The hotbar key of its slot there; none: the bag's other rows.
+    key: Option<u8>,
+    /// How surely the screen's hotbar row read it at that key: a HUD read of the key as another
+    /// item more surely forgets the tool (`hud_reads.rs`). None where it was noted otherwise
+    /// (its key kept across a fetch to the hotbar).
+    read: Option<f32>,
+}
+
 /// The skills a walk toward a thing calls (`walk`): a plain walk, and a jump when stuck.
 const WALK: &str = "move_forward";
 const JUMP: &str = "jump_forward";
@@ -115,10 +126,7 @@ pub struct Planner {
     /// hotbar key of their slot there. The HUD misses a used tool now and then (its wear bar and
     /// the selected-slot frame over it): the client's cobblestone task opened the inventory,
     /// saw the pickaxe, closed it, missed it on the HUD and went to craft another, for 20 steps.
-    bag_tools: BTreeMap<NodeIndex, Option<u8>>,
-    /// How surely the screen that noted a tool in `bag_tools` read it on its hotbar row: a HUD
-    /// read of that key as another item more surely forgets the tool (`hud_reads.rs`).
-    bag_tool_reads: BTreeMap<NodeIndex, f32>,
+    bag_tools: BTreeMap<NodeIndex, BagTool>,
     /// The item last fetched from the bag to the hotbar (`to_hotbar_skill`): tried once, so a
     /// move that did not take (a hotbar with no free slot) ends stuck instead of looping.
     fetched_to_hotbar: Option<NodeIndex>,
@@ -425,7 +433,6 @@ impl Planner {
             refuted_on_hud: BTreeSet::new(),
             seen_in_screen: BTreeSet::new(),
             bag_tools: BTreeMap::new(),
-            bag_tool_reads: BTreeMap::new(),
             fetched_to_hotbar: None,
             freed_hotbar_for: None,
             mined: None,
@@ -589,7 +596,13 @@ impl Planner {
             && let Some(ArgToken::Token(item)) = fetch.get(1)
             && let Some(node) = view.kg.node(item)
         {
-            self.bag_tools.insert(node, Some(key));
+            self.bag_tools.insert(
+                node,
+                BagTool {
+                    key: Some(key),
+                    read: None,
+                },
+            );
         }
         match self.pending.pop_front() {
             Some((template, why)) => match self.resolve(&template, view) {

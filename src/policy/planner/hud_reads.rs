@@ -71,9 +71,7 @@ impl Planner {
             }
         }
     }
-}
 
-impl Planner {
     /// Forgets a tool a screen noted at a hotbar key (`bag_tools`) where the HUD reads another
     /// item at that key more surely. The other way round from the cross-check: a crafting
     /// table's screen read the stone pickaxe just crafted as an iron one (0.80) before the HUD
@@ -83,16 +81,14 @@ impl Planner {
         let refuted: Vec<NodeIndex> = self
             .bag_tools
             .iter()
-            .filter_map(|(tool, key)| {
-                let hud = self.hud_reads.get(&(*key)?)?;
-                let noted = *self.bag_tool_reads.get(tool)?;
+            .filter_map(|(tool, noted)| {
+                let hud = self.hud_reads.get(&noted.key?)?;
                 let read = view.kg.detector_classes.get(&hud.class)?;
-                (read != tool && hud.conf > noted).then_some(*tool)
+                (read != tool && hud.conf > noted.read?).then_some(*tool)
             })
             .collect();
         for tool in refuted {
             self.bag_tools.remove(&tool);
-            self.bag_tool_reads.remove(&tool);
         }
     }
 }

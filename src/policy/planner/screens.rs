@@ -113,24 +113,26 @@ impl Planner {
                         .collect()
                 })
                 .unwrap_or_default();
-            self.bag_tool_reads.remove(&tool);
             if in_bag.is_empty() {
                 self.bag_tools.remove(&tool);
                 continue;
             }
-            let row = format!("{screen}.hotbar");
-            let key = hotbar_key_in(&in_bag, &row, view);
-            if key.is_some() {
-                let on_row = hotbar_slots(&row, view);
-                let centres: Vec<(f32, f32)> = on_row.iter().map(|(_, c)| *c).collect();
-                let surest = in_bag
-                    .iter()
-                    .filter(|i| on_a_slot(i.x, i.y, &centres, view))
-                    .map(|i| i.conf)
-                    .fold(0.0f32, f32::max);
-                self.bag_tool_reads.insert(tool, surest);
-            }
-            self.bag_tools.insert(tool, key);
+            // The first slot of the screen's hotbar row that shows it, and its surest read there.
+            let on_row = hotbar_slots(&format!("{screen}.hotbar"), view)
+                .into_iter()
+                .find_map(|(key, centre)| {
+                    in_bag
+                        .iter()
+                        .filter(|i| on_a_slot(i.x, i.y, &[centre], view))
+                        .map(|i| i.conf)
+                        .reduce(f32::max)
+                        .map(|conf| (key, conf))
+                });
+            let noted = BagTool {
+                key: on_row.map(|(key, _)| key),
+                read: on_row.map(|(_, conf)| conf),
+            };
+            self.bag_tools.insert(tool, noted);
         }
     }
 
@@ -439,8 +441,8 @@ impl Planner {
             return Ok(key);
         }
         // A tool the last open screen showed in its hotbar row, missed on the HUD now.
-        match self.bag_tools.get(&node) {
-            Some(Some(key)) => Ok(*key),
+        match self.bag_tools.get(&node).and_then(|t| t.key) {
+            Some(key) => Ok(key),
             _ => Err(format!("{item} is not in the hotbar")),
         }
     }
