@@ -137,6 +137,15 @@ impl SuccessCheck {
         // pickaxe read as an iron one over the world and as itself under the inventory; taken
         // as nothing seen, the look came back every third step for 60 steps).
         if confirming {
+            if hud_settles_contest(
+                parts,
+                perception,
+                &layout,
+                &self.contested,
+                &rule.hud_screen,
+            ) {
+                return Verdict::Obtained;
+            }
             return self.refuted(rule, name);
         }
         if screens.is_empty() {
@@ -259,6 +268,52 @@ fn contested_target_icons(
         .collect()
 }
 
+/// Whether the HUD settles a look's contested read of the target: the open screen reads a
+/// slot of its hotbar row as the target and as another item, and the HUD under the screen reads
+/// the same hotbar key as the target only, more surely than any read of that screen slot. A
+/// contest alone proves nothing either way (the client's just-crafted stone pickaxe read 0.73
+/// as itself and 0.72 as an iron pickaxe in the inventory's hotbar row, 0.96 as itself on the
+/// HUD below: taken as refuted, the stone pickaxe task ran 11 minutes past its pickaxe and
+/// crafted another).
+fn hud_settles_contest(
+    parts: &Parts,
+    perception: &Perception,
+    layout: &GuiLayout,
+    contested: &[(f32, f32)],
+    hud_screen: &str,
+) -> bool {
+    let slots = layout.slots(None);
+    let is_target = |i: &crate::perception::InventoryIcon| {
+        parts.kg.detector_classes.get(&i.class) == Some(&parts.target)
+    };
+    // Every read of a slot, kept or set aside by one-icon-a-slot.
+    let reads_on = |centre: (f32, f32)| {
+        perception
+            .icons
+            .iter()
+            .chain(&perception.set_aside)
+            .filter(move |i| layout.on_slot(i.x, i.y, centre))
+    };
+    contested.iter().any(|&(x, y)| {
+        let Some(slot) = layout.slot_under(&slots, x, y) else {
+            return false;
+        };
+        let hotbar_row = format!("{}.hotbar.", slot.screen);
+        let Some(index) = slot.location.strip_prefix(&hotbar_row) else {
+            return false;
+        };
+        if slot.screen == hud_screen {
+            return false;
+        }
+        let Ok(hud_centre) = layout.slot_center(&format!("{hud_screen}.hotbar.{index}")) else {
+            return false;
+        };
+        let screen_surest = reads_on(slot.centre).map(|i| i.conf).fold(0.0, f32::max);
+        let mut hud = reads_on(hud_centre).peekable();
+        hud.peek().is_some() && hud.all(|i| is_target(i) && i.conf > screen_surest)
+    })
+}
+
 /// Whether the frame shows an open screen: an icon on a slot of a screen other than the HUD.
 fn screen_open(layout: &GuiLayout, graph: &GraphView, hud_screen: &str) -> bool {
     let slots: Vec<Slot> = layout
@@ -336,15 +391,20 @@ mod tests {
     /// The client's death screen (`[success] death_screen`), told by its marker: the verdict
     /// ends the session, whatever the frame's icons say; with no death screen marked the
     /// check goes on as usual.
-    #[test]
-    fn the_death_screen_ends_the_session_as_died() {
+    /// A task of the Minecraft client's profile.
+    fn web_parts(task: &str) -> Parts {
         let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut config = Config::builtin();
         config.game.profile = "minecraft-web".into();
         config.llm.prompt_template = repo.join(&config.llm.prompt_template);
         let kg = KnowledgeGraph::load(&repo.join("kg/minecraft.toml")).expect("kg");
         let tasks = TaskList::load(&repo.join("config/tasks.toml")).expect("tasks");
-        let parts = Parts::assemble(config, kg, &tasks, repo, "coal").expect("parts");
+        Parts::assemble(config, kg, &tasks, repo, task).expect("parts")
+    }
+
+    #[test]
+    fn the_death_screen_ends_the_session_as_died() {
+        let parts = web_parts("coal");
         let mut check = SuccessCheck::default();
         let mut perception = Perception {
             frame_w: 1280,
@@ -362,6 +422,69 @@ mod tests {
         let decision = verdict.decision(&parts, &perception).expect("decided");
         assert!(decision.action.is_none());
         assert_eq!(decision.validation, Validation::Died);
+    }
+
+    /// The client's inventory right after a stone pickaxe's craft: its hotbar row reads the
+    /// pickaxe's slot as the pickaxe and, nearly as surely, as an iron one; the HUD below reads
+    /// the same key as the pickaxe. Where the HUD's read is the surer, the look finds the
+    /// pickaxe; where it is the less sure, or reads another item, the look refutes the sighting.
+    #[test]
+    fn the_hud_settles_a_contested_read_of_the_target_in_the_screens_hotbar_row() {
+        let parts = web_parts("stone_pickaxe");
+        let layout = parts
+            .profile
+            .gui
+            .layout(1280, 720, parts.config.game.gui_scale);
+        let icon = |class: &str, slot: &str, conf: f32| {
+            let (x, y) = layout.slot_center(slot).expect("slot");
+            InventoryIcon {
+                class: format!("{class}_icon"),
+                x,
+                y,
+                conf,
+                count: Some(1),
+            }
+        };
+        let frame = |icons: Vec<InventoryIcon>, set_aside: Vec<InventoryIcon>| Perception {
+            frame_w: 1280,
+            frame_h: 720,
+            icons,
+            set_aside,
+            ..Perception::default()
+        };
+        let cases = [
+            ("stone_pickaxe", 0.96, true),
+            ("stone_pickaxe", 0.70, false),
+            ("iron_pickaxe", 0.96, false),
+        ];
+        for (hud_class, hud_conf, obtained) in cases {
+            let mut check = SuccessCheck::default();
+            let over_world = frame(vec![icon("stone_pickaxe", "hud.hotbar.6", 0.96)], vec![]);
+            let verdict = check.judge(&parts, &graph_view(&parts, &over_world), &over_world);
+            assert!(matches!(verdict, Verdict::Confirm { .. }), "{verdict:?}");
+            let look = frame(
+                vec![
+                    icon(hud_class, "hud.hotbar.6", hud_conf),
+                    icon("stone_pickaxe", "inventory.hotbar.6", 0.73),
+                    icon("wood_pickaxe", "inventory.hotbar.7", 0.97),
+                ],
+                vec![icon("iron_pickaxe", "inventory.hotbar.6", 0.72)],
+            );
+            let verdict = check.judge(&parts, &graph_view(&parts, &look), &look);
+            assert_eq!(
+                verdict == Verdict::Obtained,
+                obtained,
+                "HUD {hud_class} {hud_conf}: {verdict:?}"
+            );
+            if !obtained {
+                assert!(
+                    verdict
+                        .note()
+                        .is_some_and(|n| n.contains("not in the open inventory")),
+                    "{verdict:?}"
+                );
+            }
+        }
     }
 
     #[test]
