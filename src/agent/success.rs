@@ -295,16 +295,18 @@ fn hud_settles_contest(
             .filter(move |i| layout.on_slot(i.x, i.y, centre))
     };
     contested.iter().any(|&(x, y)| {
-        let Some(slot) = layout.slot_under(&slots, x, y) else {
+        let Some(slot) = layout
+            .slot_under(&slots, x, y)
+            .filter(|s| s.screen != hud_screen)
+        else {
             return false;
         };
-        let hotbar_row = format!("{}.hotbar.", slot.screen);
-        let Some(index) = slot.location.strip_prefix(&hotbar_row) else {
+        let Some(index) = slot
+            .location
+            .strip_prefix(&format!("{}.hotbar.", slot.screen))
+        else {
             return false;
         };
-        if slot.screen == hud_screen {
-            return false;
-        }
         let Ok(hud_centre) = layout.slot_center(&format!("{hud_screen}.hotbar.{index}")) else {
             return false;
         };
@@ -388,9 +390,6 @@ mod tests {
         (verdict, perception.icons.len())
     }
 
-    /// The client's death screen (`[success] death_screen`), told by its marker: the verdict
-    /// ends the session, whatever the frame's icons say; with no death screen marked the
-    /// check goes on as usual.
     /// A task of the Minecraft client's profile.
     fn web_parts(task: &str) -> Parts {
         let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -402,6 +401,9 @@ mod tests {
         Parts::assemble(config, kg, &tasks, repo, task).expect("parts")
     }
 
+    /// The client's death screen (`[success] death_screen`), told by its marker: the verdict
+    /// ends the session, whatever the frame's icons say; with no death screen marked the
+    /// check goes on as usual.
     #[test]
     fn the_death_screen_ends_the_session_as_died() {
         let parts = web_parts("coal");
