@@ -26,12 +26,15 @@ default stone_pickaxe) plans the whole chain. A poller reads the game's state fi
 or the probe's inventory) every second and records, for each milestone of the tech tree up to the
 target, the step and the time it was first held. Every command sent to the game is recorded with
 the run; after the start there are none. `--table RUNS.json [RUNS.json ...]` prints the
-milestone table of committed batches.
+milestone table of committed batches. A batch too long for one sitting is run in parts
+(`--first-world`/`--runs`) with one snapshot of the binary and its data, named by `--commit`;
+`--table` merges the parts and `--merge OUT.json` writes them as one batch.
 
 Usage (from the repository root, after cargo build; stdlib only):
     python3 tools/closed_loop_runs.py --game minecraft-web --start nothing --runs 10 --first-world 1001 \
         --bin target/release/vistawise --out out/nothing-mcweb
     python3 tools/closed_loop_runs.py --table docs/results/from-nothing/*.json
+    python3 tools/closed_loop_runs.py --table part1/runs.json part2/runs.json --merge batch.json
     python3 tools/closed_loop_runs.py --game minecraft-web --runs 10 [--first-seed 101]
     python3 tools/closed_loop_runs.py --game minecraft-web --chain iron --runs 15 --first-seed 701
     python3 tools/closed_loop_runs.py --runs 10 [--policy planner] [--world 2024] [--out out/closed-loop-runs]
@@ -263,6 +266,12 @@ def parse_window(text: str) -> tuple[int, int]:
     if not (sep and w.isdigit() and h.isdigit() and int(w) >= 320 and int(h) >= 240):
         raise argparse.ArgumentTypeError(f"--window {text}: expected WIDTHxHEIGHT, at least 320x240 (e.g. 1024x600)")
     return int(w), int(h)
+
+
+def parse_commit(text: str) -> str:
+    if not (7 <= len(text) <= 40 and all(c in "0123456789abcdef" for c in text.lower())):
+        raise argparse.ArgumentTypeError(f"--commit {text}: expected a git commit id (7-40 hex digits)")
+    return text.lower()
 
 
 def drop_item(probe: "Probe", item: str) -> None:
@@ -568,7 +577,7 @@ def nothing_runs(args, out: Path) -> int:
         return 2
     milestones = MILESTONES[args.game][:names.index(args.target) + 1]
     batch = {"game": args.game, "start": "nothing", "target": args.target, "policy": args.policy,
-             "commit": git_commit(), "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+             "commit": args.commit or git_commit(), "date": time.strftime("%Y-%m-%d %H:%M:%S"),
              "worlds": list(range(args.first_world, args.first_world + args.runs)),
              "window": f"{args.window[0]}x{args.window[1]}" if args.window else "default",
              "max_minutes": args.max_minutes, "play_args": args.play_args}
@@ -603,6 +612,41 @@ PAPER_TABLE1 = {"log": 1.00, "crafting_table": 1.00, "wooden_pickaxe": 1.00, "st
                 "diamond": 0.33}
 
 
+# What makes two runs.json files parts of one batch: everything but the worlds and the date.
+BATCH_KEYS = ("game", "start", "target", "policy", "commit", "window", "max_minutes", "play_args")
+
+
+def merge_parts(files: list[tuple[Path, dict]]) -> list[dict]:
+    """The batches of several runs.json files, parts of one batch (a batch of ten one-hour runs
+    is run over several days) merged into one, in the order first seen: their worlds and runs
+    joined in world order, their dates kept. A world in two parts of a batch is an error (which
+    one counts?), as is a part whose runs are not among its worlds."""
+    merged: dict[tuple, dict] = {}
+    seen: dict[tuple, dict[int, Path]] = {}
+    for path, data in files:
+        batch = data["batch"]
+        key = tuple(json.dumps(batch.get(k), sort_keys=True) for k in BATCH_KEYS)
+        for r in data["runs"]:
+            if r["world"] not in batch["worlds"]:
+                raise ValueError(f"{path}: run of world {r['world']} outside its batch's worlds")
+        worlds = seen.setdefault(key, {})
+        for w in batch["worlds"]:
+            if w in worlds:
+                raise ValueError(f"{path}: world {w} is also in {worlds[w]}, a part of the same batch")
+            worlds[w] = path
+        if key not in merged:
+            merged[key] = {"batch": dict(batch, dates=[batch["date"]]), "runs": list(data["runs"])}
+            continue
+        m = merged[key]
+        m["batch"]["worlds"] = sorted(m["batch"]["worlds"] + batch["worlds"])
+        m["batch"]["dates"].append(batch["date"])
+        m["runs"] = sorted(m["runs"] + data["runs"], key=lambda r: r["world"])
+    for m in merged.values():
+        if len(m["batch"]["dates"]) == 1:
+            del m["batch"]["dates"]
+    return list(merged.values())
+
+
 def print_table(batches: list[dict]) -> None:
     """The milestone table of from-nothing batches: per milestone and batch, how many runs held
     it, and the median and worst minutes and steps to it (over the runs that held it), beside the
@@ -626,8 +670,12 @@ def print_table(batches: list[dict]) -> None:
             print(f"| {label} | {name} | {len(got)}/{len(runs)} | {paper} | {row} |")
     for b in batches:
         batch = b["batch"]
-        print(f"{batch['game']}: worlds {batch['worlds'][0]}-{batch['worlds'][-1]}, target {batch['target']}, "
-              f"policy {batch['policy']}, window {batch['window']}, commit {batch['commit']}, {batch['date']}")
+        worlds = batch["worlds"]
+        gaps = sorted(set(range(worlds[0], worlds[-1] + 1)) - set(worlds))
+        print(f"{batch['game']}: worlds {worlds[0]}-{worlds[-1]}"
+              + (f" (not run: {', '.join(map(str, gaps))})" if gaps else "")
+              + f", target {batch['target']}, policy {batch['policy']}, window {batch['window']}, "
+              f"commit {batch['commit']}, {', '.join(batch.get('dates', [batch['date']]))}")
         for r in b["runs"]:
             if why := not_counted(r):
                 print(f"  world {r['world']}: {why}")
@@ -772,16 +820,36 @@ def main() -> int:
                          "node sees; --display is ignored (each trial takes a free one)")
     ap.add_argument("--trial-cpus", type=float, default=2.0,
                     help="--ray: the CPUs a trial asks for (game, client and agent: 2)")
+    ap.add_argument("--commit", type=parse_commit, default=None, metavar="SHA",
+                    help="--start nothing: the commit --bin and --root were built at, recorded with "
+                         "the batch (default: this checkout's HEAD); a batch run in parts over "
+                         "several days names the same one in each part")
     ap.add_argument("--table", nargs="+", type=Path, metavar="RUNS.json",
-                    help="print the milestone table of from-nothing runs.json files and exit")
+                    help="print the milestone table of from-nothing runs.json files and exit; the "
+                         "parts of one batch (same game, start, target, policy, commit, window, "
+                         "time limit and play arguments) are merged")
+    ap.add_argument("--merge", type=Path, default=None, metavar="OUT.json",
+                    help="with --table: also write the merged parts, which must be one batch, to OUT.json")
     ap.add_argument("play_args", nargs="*", help="extra arguments for every `vistawise play` (after --)")
     args = ap.parse_args()
+    if args.merge and not args.table:
+        ap.error("--merge needs --table with the parts to merge")
     if args.table:
         try:
-            print_table([json.loads(p.read_text()) for p in args.table])
+            batches = merge_parts([(p, json.loads(p.read_text())) for p in args.table])
         except (OSError, json.JSONDecodeError, KeyError) as e:
             print(f"closed_loop_runs: cannot read the runs: {e}", file=sys.stderr)
             return 2
+        except ValueError as e:
+            print(f"closed_loop_runs: {e}", file=sys.stderr)
+            return 2
+        if args.merge:
+            if len(batches) != 1:
+                print(f"closed_loop_runs: --merge: the files hold {len(batches)} batches, not one",
+                      file=sys.stderr)
+                return 2
+            args.merge.write_text(json.dumps(batches[0], indent=2))
+        print_table(batches)
         return 0
     keep = {}
     for k in args.keep:

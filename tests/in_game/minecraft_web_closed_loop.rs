@@ -171,10 +171,13 @@ fn standable(server: &vistawise::testworld::McwebServer, x: i64, y: i64, z: i64)
 
 /// The skill `dig_vertical_mine_tunnels` from the corner of a block, where the player's box
 /// (0.6 wide) stands on four blocks at once: a shaft dug only under the eye left the player up on
-/// the other three. Judged by the server: the player went down and holds the cobblestone of the
-/// stone pickaxe's recipe. A dig has a success rate too (docs/minecraft-web.md "Closed-loop
-/// counts"; its history: docs/results/minecraft-web-history.md): two corners, each in a fresh
-/// world, are tried.
+/// the other three. Judged by the server: the first call took the player down, and calls made
+/// as the planner makes them (again while the bag holds fewer than three, at most three) reach the
+/// stone and the cobblestone of the stone pickaxe's recipe. How deep one call goes depends on the
+/// soil and on how fast the client draws (under load one call went 3 blocks deep, all dirt, where
+/// it goes 11 on an idle machine). A dig has a success rate too (docs/minecraft-web.md
+/// "Closed-loop counts"; its history: docs/results/minecraft-web-history.md): two corners, each
+/// in a fresh world, are tried.
 #[test]
 fn digging_down_from_the_corner_of_a_block_reaches_stone_on_the_minecraft_client() {
     let _game = support::one_game();
@@ -223,16 +226,24 @@ fn dig_from_a_corner(seeds: &[u64]) -> Result<(), String> {
         .command(json!({"cmd": "set_inventory", "slots": {"44": "wooden_pickaxe 1"}}))
         .expect("set_inventory");
     std::thread::sleep(std::time::Duration::from_secs(3));
-    run_skill(&game, &["dig_vertical_mine_tunnels", "9", "16"]);
-    let player = server.player().expect("state");
-    let end = player.pos.expect("a position");
-    if end.y <= y - 3.0 && player.count("cobblestone") >= 3 {
-        return Ok(());
+    let mut ends = Vec::new();
+    for call in 1..=3 {
+        run_skill(&game, &["dig_vertical_mine_tunnels", "9", "16"]);
+        let player = server.player().expect("state");
+        let end = player.pos.expect("a position");
+        ends.push(format!(
+            "call {call} ended at ({:.2}, {}, {:.2}) holding {:?}",
+            end.x, end.y, end.z, player.inventory
+        ));
+        // The corner's failure: the player stays up on the blocks beside the shaft.
+        if call == 1 && end.y > y - 2.0 {
+            break;
+        }
+        if end.y <= y - 3.0 && player.count("cobblestone") >= 3 {
+            return Ok(());
+        }
     }
-    Err(format!(
-        "from ({x:.2}, {y}, {z:.2}) the dig ended at ({:.2}, {}, {:.2}) holding {:?}",
-        end.x, end.y, end.z, player.inventory
-    ))
+    Err(format!("from ({x:.2}, {y}, {z:.2}): {}", ends.join("; ")))
 }
 
 /// Runs one skill call on the game's window (`vistawise skills run`), which must succeed.
