@@ -917,6 +917,65 @@ fn a_tool_a_screen_noted_is_forgotten_where_the_hud_reads_another_more_surely() 
     }
 }
 
+/// A frame taken right after a craft's shift-click can show the screen as it was before it:
+/// the ingredients in the grid, the result not taken. The bag it shows is not the bag: once the
+/// screen is shut it is looked at again before the world is searched for more ingredients.
+/// World 3101, from nothing: the sticks for the iron pickaxe were crafted into the bag's main
+/// rows (the hotbar full), the frame still showed the planks in the grid and the sticks in the
+/// result, and the planner went to look for a tree for more planks for 30 minutes.
+#[test]
+fn a_screen_with_its_grid_in_use_is_no_look_in_the_bag() {
+    let mut w = world_with("minecraft-web", (1280, 720), |_| {});
+    let bag_row = |w: &World, screen: &str| {
+        let at = |key: u8| slot(w, &format!("{screen}.{key}"));
+        vec![
+            read_icon("crafting_table_icon", at(0), 0.93, Some(1)),
+            read_icon("cobblestone_icon", at(3), 0.9, Some(64)),
+            read_icon("furnace_icon", at(4), 0.96, Some(1)),
+            read_icon("iron_icon", at(5), 0.95, Some(3)),
+            read_icon("stone_pickaxe_icon", at(6), 0.98, Some(1)),
+            read_icon("wood_pickaxe_icon", at(7), 0.97, Some(1)),
+            read_icon("plank_icon", at(8), 0.93, Some(1)),
+        ]
+    };
+    let hud: Vec<InventoryIcon> = bag_row(&w, "hud.hotbar");
+    let mut stale = bag_row(&w, "inventory.hotbar");
+    stale.extend([
+        read_icon("plank_icon", slot(&w, "inventory.craft.0"), 0.89, Some(1)),
+        read_icon("plank_icon", slot(&w, "inventory.craft.2"), 0.67, Some(1)),
+        read_icon("stick_icon", slot(&w, "inventory.result"), 0.93, Some(4)),
+    ]);
+    stale.extend(hud.clone());
+    let PlanStep::Act(call, why) = w.step_marked("Iron Pickaxe", vec![], stale, &["inventory"])
+    else {
+        panic!("no action");
+    };
+    assert_eq!(call.skill, "close_screen", "{why}");
+    // On the HUD, with no sticks in sight: the bag first, not the world.
+    let PlanStep::Act(call, why) = w.step("Iron Pickaxe", vec![], hud.clone()) else {
+        panic!("no action");
+    };
+    assert_eq!(
+        (call.skill.as_str(), why.contains("look in the bag")),
+        ("open_inventory", true),
+        "{why}"
+    );
+    // The bag shows the sticks in its main rows: no tree is needed.
+    let mut bag = bag_row(&w, "inventory.hotbar");
+    bag.push(read_icon(
+        "stick_icon",
+        slot(&w, "inventory.main.26"),
+        0.92,
+        Some(4),
+    ));
+    bag.extend(hud);
+    let PlanStep::Act(call, why) = w.step_marked("Iron Pickaxe", vec![], bag, &["inventory"])
+    else {
+        panic!("no action");
+    };
+    assert!(!why.contains("Log"), "{call:?}: {why}");
+}
+
 /// A Minetest HUD hotbar icon at 854x480 (slot i centred at (226 + 58 i, 447)) with a read count.
 fn minetest_slot(class: &str, slot: u8, count: Option<u32>) -> InventoryIcon {
     InventoryIcon {

@@ -210,8 +210,16 @@ impl Planner {
             return false;
         };
         if self.screen.is_some() {
-            // An open screen shows the bag: the decision already saw it.
-            self.bag_seen_for = Some(item);
+            // An open screen shows the bag: the decision already saw it, unless something
+            // stands in the screen's own slots (its grid, its result): a frame taken right after
+            // a craft's shift-click showed the planks still in the grid and the sticks in the
+            // result, while the server had put the sticks in the bag's main rows (the hotbar
+            // full); the planner closed the screen to get a log for more planks and looked for
+            // trees for 30 minutes with the sticks in its bag (world 3101, from nothing). The
+            // bag is looked at again, once the screen is shut, before the world is searched.
+            if !self.screen_slots_in_use(view) {
+                self.bag_seen_for = Some(item);
+            }
             return false;
         }
         let unseen = self.gathered_unseen.remove(&item);
@@ -237,6 +245,25 @@ impl Planner {
         );
         self.screen = Some(bag);
         true
+    }
+
+    /// Whether the open screen shows an item in a slot of its own, one that is not the bag's
+    /// (`[gui] bag_regions`): a craft grid's ingredients, a result not taken, a furnace's input.
+    pub(super) fn screen_slots_in_use(&self, view: &View) -> bool {
+        let Some(screen) = self.screen.as_deref() else {
+            return false;
+        };
+        let own: Vec<(f32, f32)> = view
+            .layout
+            .slots(Some(screen))
+            .into_iter()
+            .map(|s| s.centre)
+            .filter(|&(x, y)| !view.layout.in_bag(x, y))
+            .collect();
+        view.perception
+            .icons
+            .iter()
+            .any(|i| on_a_slot(i.x, i.y, &own, view))
     }
 
     pub(super) fn close_screen(&mut self, why: &str) {
