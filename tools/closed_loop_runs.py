@@ -436,6 +436,10 @@ def git_commit() -> str:
     return out.stdout.strip() + ("+uncommitted" if dirty else "")
 
 
+# How `vistawise play` says it was stopped by Ctrl-C or SIGTERM (src/skills/execute.rs).
+PLAY_INTERRUPTED = "interrupted (Ctrl-C / SIGTERM)"
+
+
 def play_from_nothing(args, game: str, env: dict, out: Path, sid: str, milestones, read_slots,
                       read_health=None) -> dict:
     """One `vistawise play --task TARGET` from where the game left the player, with the milestone
@@ -469,6 +473,10 @@ def play_from_nothing(args, game: str, env: dict, out: Path, sid: str, milestone
     rec = {"target": args.target, "milestones": first, "success": args.target in first,
            "agent_exit": play.returncode, "agent_end": last[0][:300], "seconds": round(time.time() - t0, 1),
            "session": str(session.relative_to(out))}
+    if not interrupted and PLAY_INTERRUPTED in last[0]:
+        # The play alone got the signal (a runner started with `cmd &` ignores SIGINT, and a
+        # signal can be sent to the play's pid): stopped from outside, no run of the agent.
+        interrupted = f"the play was stopped by a signal after {round(time.time() - t0)} s"
     if interrupted:
         rec["interrupted"] = interrupted
     if poller.died is not None:

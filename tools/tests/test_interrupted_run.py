@@ -67,6 +67,32 @@ class InterruptedRunTest(unittest.TestCase):
         self.assertIn("interrupted, not counted", closed_loop_runs.not_counted(run))
         self.assertIsNone(closed_loop_runs.not_counted({"world": 2, "success": False}))
 
+    def test_a_play_stopped_by_a_signal_the_runner_did_not_get_is_interrupted_too(self):
+        # A runner started with `cmd &` ignores SIGINT; only the play, which installs its own
+        # handler, ends on it (world 3101's try was recorded as a failure so).
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = Path(tmp)
+            play = tmp / "play.py"
+            play.write_text(PLAY)
+            script = tmp / "vistawise"
+            script.write_text(f"#!/bin/sh\nexec {sys.executable} {play} \"$@\"\n")
+            script.chmod(0o755)
+            pid_file = tmp / "play.pid"
+            args = argparse.Namespace(bin=str(script), policy="planner", target="log", max_steps=10,
+                                      max_minutes=1, play_args=[], display=":0")
+
+            def signal_the_play():
+                while not pid_file.exists() or not pid_file.read_text():
+                    time.sleep(0.05)
+                os.kill(int(pid_file.read_text()), signal.SIGINT)
+
+            threading.Timer(0.5, signal_the_play).start()
+            env = dict(os.environ, PLAY_PID_FILE=str(pid_file))
+            rec = closed_loop_runs.play_from_nothing(args, "minecraft-web", env, tmp, "log-world1",
+                                                     [("log", "_log")], lambda: [])
+        self.assertTrue(rec["interrupted"].startswith("the play was stopped by a signal"), rec)
+        self.assertIn("interrupted, not counted", closed_loop_runs.not_counted({"world": 1, **rec}))
+
 
 if __name__ == "__main__":
     unittest.main()
