@@ -309,16 +309,6 @@ fn biggest<'a>(icons: impl Iterator<Item = &'a InventoryIcon>) -> Option<&'a Inv
     icons.min_by_key(|i| std::cmp::Reverse(i.count.unwrap_or(0)))
 }
 
-/// The slots of a hotbar row (`hud.hotbar`, `inventory.hotbar`): hotbar key (1-9) and centre.
-fn hotbar_slots(row: &str, view: &View) -> Vec<(u8, (f32, f32))> {
-    (0..9u8)
-        .filter_map(|slot| {
-            let centre = view.layout.slot_center(&format!("{row}.{slot}")).ok()?;
-            Some((slot + 1, centre))
-        })
-        .collect()
-}
-
 /// How far the detector's box of a thing that did not move jumps from frame to frame: a
 /// quarter of its width, at least 4 px.
 fn box_jitter(w: f32) -> f32 {
@@ -372,9 +362,10 @@ fn where_it_was(before: (f32, f32, f32), e: &EnvironmentEntity) -> bool {
 /// A planner argument: the x and y of a hotbar slot whose item can go to the bag.
 const FREE_HOTBAR_SLOT: &str = "@spare_hotbar_slot";
 
-/// The hotbar key (1-9) of the slot of `row` that one of `icons` sits on.
-fn hotbar_key_in(icons: &[&InventoryIcon], row: &str, view: &View) -> Option<u8> {
-    hotbar_slots(row, view)
+/// The hotbar key (1-9) of the slot of `screen`'s hotbar row that one of `icons` sits on.
+fn hotbar_key_in(icons: &[&InventoryIcon], screen: &str, view: &View) -> Option<u8> {
+    view.layout
+        .hotbar_row(screen)
         .into_iter()
         .find(|(_, c)| icons.iter().any(|i| on_a_slot(i.x, i.y, &[*c], view)))
         .map(|(key, _)| key)

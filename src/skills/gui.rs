@@ -1028,6 +1028,18 @@ impl<'a> GuiLayout<'a> {
             .collect()
     }
 
+    /// The hotbar row of `screen` (`hud`, `inventory`: its `hotbar` region): each slot's hotbar
+    /// key (1-9) and centre, in key order; empty where the screen has no hotbar row. The one
+    /// place that knows a hotbar slot's location name (`{screen}.hotbar.{key - 1}`).
+    pub fn hotbar_row(&self, screen: &str) -> Vec<(u8, (f32, f32))> {
+        (0..9u8)
+            .filter_map(|i| {
+                let centre = self.slot_center(&format!("{screen}.hotbar.{i}")).ok()?;
+                Some((i + 1, centre))
+            })
+            .collect()
+    }
+
     /// Whether an icon centred at (x, y) sits in a slot the player owns (`[gui] bag_regions`,
     /// in any screen): within 10 GUI pixels of the slot's centre. Without `bag_regions` every
     /// place counts.

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use petgraph::graph::NodeIndex;
 
-use super::{Planner, View, hotbar_slots, on_a_slot};
+use super::{Planner, View, on_a_slot};
 use crate::knowledge::VisualState;
 
 /// One HUD hotbar slot's read: the icon's class, its confidence and its stack count (none
@@ -34,7 +34,7 @@ impl Planner {
         screen: Option<&str>,
     ) {
         let Some(screen) = screen else {
-            let fresh = reads_of("hud.hotbar", visual, view);
+            let fresh = reads_of("hud", visual, view);
             self.hud_reads = fresh
                 .into_iter()
                 .map(|(key, read)| (key, surer(self.hud_reads.get(&key), read)))
@@ -42,12 +42,12 @@ impl Planner {
             self.forget_bag_tools_the_hud_refutes(view);
             return;
         };
-        let row = reads_of(&format!("{screen}.hotbar"), visual, view);
+        let row = reads_of(screen, visual, view);
         // A stack whose count changed in the screen (a craft used it, or put another item
         // there) is not the one the HUD read.
         self.hud_reads
             .retain(|key, hud| row.get(key).is_none_or(|seen| seen.count == hud.count));
-        for (key, centre) in hotbar_slots(&format!("{screen}.hotbar"), view) {
+        for (key, centre) in view.layout.hotbar_row(screen) {
             let (Some(hud), Some(seen)) = (self.hud_reads.get(&key), row.get(&key)) else {
                 continue;
             };
@@ -105,11 +105,11 @@ fn surer(kept: Option<&SlotRead>, read: SlotRead) -> SlotRead {
     }
 }
 
-/// The read of each slot of a hotbar row (`hud.hotbar`, `inventory.hotbar`) that shows an icon,
-/// by hotbar key.
-fn reads_of(row: &str, visual: &VisualState, view: &View) -> BTreeMap<u8, SlotRead> {
+/// The read of each slot of `screen`'s hotbar row (`hud`, `inventory`) that shows an icon, by
+/// hotbar key.
+fn reads_of(screen: &str, visual: &VisualState, view: &View) -> BTreeMap<u8, SlotRead> {
     let mut reads = BTreeMap::new();
-    for (key, centre) in hotbar_slots(row, view) {
+    for (key, centre) in view.layout.hotbar_row(screen) {
         let icon = visual
             .attributes
             .values()

@@ -58,7 +58,9 @@ impl Planner {
             self.note_bag_tools(&checked, screen);
             self.note_empty_hotbar_keys(view, screen);
         }
-        let empty_on_hud: Vec<(f32, f32)> = hotbar_slots("hud.hotbar", view)
+        let empty_on_hud: Vec<(f32, f32)> = view
+            .layout
+            .hotbar_row("hud")
             .into_iter()
             .filter(|(key, _)| self.empty_hotbar_keys.contains(key))
             .map(|(_, centre)| centre)
@@ -91,7 +93,9 @@ impl Planner {
 
     /// Notes which slots of `screen`'s hotbar row (in view) hold no icon of any class.
     pub(super) fn note_empty_hotbar_keys(&mut self, view: &View, screen: &str) {
-        self.empty_hotbar_keys = hotbar_slots(&format!("{screen}.hotbar"), view)
+        self.empty_hotbar_keys = view
+            .layout
+            .hotbar_row(screen)
             .into_iter()
             .filter(|(_, c)| !any_icon_on(*c, view))
             .map(|(key, _)| key)
@@ -118,7 +122,9 @@ impl Planner {
                 continue;
             }
             // The first slot of the screen's hotbar row that shows it, and its surest read there.
-            let on_row = hotbar_slots(&format!("{screen}.hotbar"), view)
+            let on_row = view
+                .layout
+                .hotbar_row(screen)
                 .into_iter()
                 .find_map(|(key, centre)| {
                     in_bag
@@ -457,13 +463,13 @@ impl Planner {
             .unwrap_or_default();
         // The planner's idea of the open screen can be a step ahead of the game (it queues a
         // screen's opening calls at once), so both the HUD hotbar and the screen's are tried.
-        let mut regions = vec!["hud.hotbar".to_string()];
+        let mut screens = vec!["hud"];
         if let Some(s) = &self.screen {
-            regions.push(format!("{s}.hotbar"));
+            screens.push(s.as_str());
         }
-        if let Some(key) = regions
+        if let Some(key) = screens
             .iter()
-            .find_map(|row| hotbar_key_in(&icons, row, view))
+            .find_map(|screen| hotbar_key_in(&icons, screen, view))
         {
             return Ok(key);
         }
@@ -483,7 +489,7 @@ impl Planner {
             .screen
             .as_deref()
             .ok_or("no screen is open to free a hotbar slot in")?;
-        let slots = hotbar_slots(&format!("{screen}.hotbar"), view);
+        let slots = view.layout.hotbar_row(screen);
         let items_on = |c: (f32, f32)| -> Vec<NodeIndex> {
             view.visual
                 .attributes
@@ -547,7 +553,7 @@ impl Planner {
                     .collect()
             })
             .unwrap_or_default();
-        hotbar_key_in(&icons, &format!("{bag}.hotbar"), view)
+        hotbar_key_in(&icons, bag, view)
     }
 
     /// `template` needs an item on a hotbar key that is not on the hotbar: queues, before it

@@ -487,13 +487,14 @@ impl Planner {
     /// Whether every slot of the HUD hotbar shows an icon (and no screen showed it empty since
     /// the last gather): an item picked up then goes to the bag's other rows.
     pub(super) fn hud_hotbar_full(&self, view: &View) -> bool {
-        !hotbar_slots("hud.hotbar", view).is_empty() && self.hud_free_slots(view) == 0
+        !view.layout.hotbar_row("hud").is_empty() && self.hud_free_slots(view) == 0
     }
 
     /// How many slots of the HUD hotbar show no icon or were shown empty by a screen since the
     /// last gather.
     pub(super) fn hud_free_slots(&self, view: &View) -> usize {
-        hotbar_slots("hud.hotbar", view)
+        view.layout
+            .hotbar_row("hud")
             .iter()
             .filter(|(key, c)| self.empty_hotbar_keys.contains(key) || !any_icon_on(*c, view))
             .count()
