@@ -259,17 +259,10 @@ impl Planner {
         let Some(screen) = self.screen.as_deref() else {
             return false;
         };
-        let own: Vec<(f32, f32)> = view
-            .layout
-            .slots(Some(screen))
+        screen_slots(screen, view)
             .into_iter()
-            .map(|s| s.centre)
             .filter(|&(x, y)| !view.layout.in_bag(x, y))
-            .collect();
-        view.perception
-            .icons
-            .iter()
-            .any(|i| on_a_slot(i.x, i.y, &own, view))
+            .any(|c| any_icon_on(c, view))
     }
 
     pub(super) fn close_screen(&mut self, why: &str) {
