@@ -1943,20 +1943,54 @@ fn after_a_blind_gather_of_the_target_that_the_hud_does_not_show_the_bag_is_look
         PlanStep::Done
     ));
 
-    // No cobblestone in the bag either: close it, go elsewhere (`detour`: the same spot
-    // brought none) and dig again, and look again after that dig (once per dig, not before
-    // every step).
-    let mut w = world_of("minecraft-web", (1280, 720));
+    // No cobblestone in the bag either: close it, go elsewhere (the same spot brought none)
+    // and dig again, and look again after that dig (once per dig, not before every step). The
+    // client's rule goes elsewhere by its `elsewhere` calls: a quarter turn and a step of a
+    // staircase out of the shaft's floor (a walk round does not leave a shaft; world 3103);
+    // each try turns the same way, to face another side.
     let no_cobble = vec![icon("wood_pickaxe_icon", bx, by)];
-    let mut skills = Vec::new();
-    for i in 0..12 {
-        let step = if i == 2 || i == 11 {
-            w.step_marked("Cobblestone", vec![], no_cobble.clone(), &["inventory"])
-        } else {
-            w.step("Cobblestone", vec![], hud.clone())
-        };
-        skills.push(act(step).skill);
-    }
+    let play = |mut w: World, steps: usize, in_bag: &[usize]| -> Vec<SkillCall> {
+        (0..steps)
+            .map(|i| {
+                act(if in_bag.contains(&i) {
+                    w.step_marked("Cobblestone", vec![], no_cobble.clone(), &["inventory"])
+                } else {
+                    w.step("Cobblestone", vec![], hud.clone())
+                })
+            })
+            .collect()
+    };
+    let calls = play(world_of("minecraft-web", (1280, 720)), 11, &[2, 7]);
+    let skills: Vec<&str> = calls.iter().map(|c| c.skill.as_str()).collect();
+    assert_eq!(
+        skills,
+        [
+            "dig_vertical_mine_tunnels",
+            "open_inventory",
+            "close_screen",
+            "turn_by",
+            "dig_stairs_down",
+            "dig_vertical_mine_tunnels",
+            "open_inventory",
+            "close_screen",
+            "turn_by",
+            "dig_stairs_down",
+            "dig_vertical_mine_tunnels",
+        ]
+    );
+    assert_eq!((&calls[3], &calls[8]), (&call("turn_by", &[90.0]), &call("turn_by", &[90.0])));
+    // The stairs dig with the wooden pickaxe's hotbar key.
+    assert_eq!(calls[4], call("dig_stairs_down", &[5.0, 1.3]));
+    // Without `elsewhere`: the planner's `detour`.
+    let detouring = world_with("minecraft-web", (1280, 720), |c| {
+        for rule in c.gather.values_mut() {
+            rule.elsewhere.clear();
+        }
+    });
+    let skills: Vec<String> = play(detouring, 12, &[2, 11])
+        .into_iter()
+        .map(|c| c.skill)
+        .collect();
     assert_eq!(
         skills,
         [
@@ -1973,6 +2007,49 @@ fn after_a_blind_gather_of_the_target_that_the_hud_does_not_show_the_bag_is_look
             "open_inventory",
             "close_screen",
         ]
+    );
+}
+
+/// At a placed station with enough for the craft in hand, the craft is made before the rest of
+/// the chain's raw material is gathered. World 3103, from nothing: the crafting table opened for
+/// the stone pickaxe showed six cobblestone; the iron chain needs eleven (the furnace's eight),
+/// so the planner closed the table to dig five more with the wooden pickaxe, which stopped on an
+/// iron ore under its shaft for 20 minutes.
+#[test]
+fn at_an_open_station_with_enough_in_hand_the_craft_comes_before_more_gathering() {
+    let mut w = world_of("minecraft-web", (1280, 720));
+    let on = |w: &World, screen: &str| {
+        let at = |key: u8| slot(w, &format!("{screen}.{key}"));
+        vec![
+            read_icon("cobblestone_icon", at(3), 0.9, Some(6)),
+            read_icon("stick_icon", at(6), 0.9, Some(2)),
+            read_icon("wood_pickaxe_icon", at(7), 0.97, Some(1)),
+            read_icon("plank_icon", at(8), 0.93, Some(3)),
+        ]
+    };
+    let mut table = on(&w, "crafting_table.hotbar");
+    table.extend(on(&w, "hud.hotbar"));
+    let PlanStep::Act(call, why) = w.step_marked("Iron Pickaxe", vec![], table, &["crafting_table"])
+    else {
+        panic!("no action");
+    };
+    assert_eq!(call.skill, "craft_stone_pickaxe", "{why}");
+    // Away from any station the same bag still goes for the cobblestone first, while the
+    // digging is under way.
+    let mut w = world_of("minecraft-web", (1280, 720));
+    let mut hud = on(&w, "hud.hotbar");
+    hud.push(read_icon(
+        "crafting_table_icon",
+        slot(&w, "hud.hotbar.0"),
+        0.93,
+        Some(1),
+    ));
+    let PlanStep::Act(call, why) = w.step("Iron Pickaxe", vec![], hud) else {
+        panic!("no action");
+    };
+    assert!(
+        why.contains("Cobblestone") && !call.skill.starts_with("craft"),
+        "{call:?}: {why}"
     );
 }
 

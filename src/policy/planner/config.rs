@@ -53,6 +53,13 @@ pub struct GatherRule {
     /// looked for on the surface. Left out: looked for (`explore`, `[planner.scout]`).
     #[serde(default)]
     pub dig: Option<DigSearch>,
+    /// A gather with nothing to approach (no `approach`) that brought nothing: these calls take
+    /// the player elsewhere before the next, in place of the planner's `detour`. A walk round
+    /// does not leave the bottom of a shaft dug straight down (a wooden pickaxe's shaft stopped
+    /// on an iron ore it cannot break, and the detour's walks went nowhere for 40 minutes); a
+    /// step of a staircase to one side does. Left out: the `detour`.
+    #[serde(default)]
+    pub elsewhere: Vec<CallTemplate>,
 }
 
 /// Digging for what lies under the ground: a staircase down (walkable back up) to the depth the
@@ -439,6 +446,9 @@ impl PlannerConfig {
             }
             let what = format!("gather \"{item}\"");
             c.call(&rule.skill, &rule.args, &what)?;
+            for t in &rule.elsewhere {
+                c.template(t, &format!("{what}: elsewhere"))?;
+            }
             if let Some(dig) = &rule.dig {
                 c.template(&dig.stairs, &format!("{what}: dig.stairs"))?;
                 c.template(&dig.tunnel, &format!("{what}: dig.tunnel"))?;

@@ -189,11 +189,15 @@ impl Planner {
         if !visited.insert(item) {
             return None;
         }
+        let at_its_station = self.at_its_station(item, view);
         for need in self.requirements(item, view) {
             // A gathered ingredient the whole target needs more of is gathered now, while its
             // source is at hand: a wooden pickaxe from one log went looking for a second tree
-            // after the first had been left.
-            let gather_more = short.get(&need).is_some_and(|n| *n > 0);
+            // after the first had been left. Not at the placed station the item is made at,
+            // with enough for it: the craft comes first (a stone pickaxe from nothing left its
+            // table with six cobblestone to dig the furnace's five more with the wooden
+            // pickaxe, which stuck at an iron ore under its shaft for 40 minutes).
+            let gather_more = !at_its_station && short.get(&need).is_some_and(|n| *n > 0);
             if !gather_more
                 && (self.enough(view, need, item)
                     || self.station_in_use(view.kg.name(need))
@@ -256,6 +260,17 @@ impl Planner {
             }
             None => goal,
         }
+    }
+
+    /// Whether the screen `item` is crafted on is open and stands on a placed station (a
+    /// crafting table, a furnace: placing one again costs steps; the inventory is always at hand).
+    fn at_its_station(&self, item: NodeIndex, view: &View) -> bool {
+        self.config
+            .craft
+            .get(view.kg.name(item))
+            .filter(|r| self.screen.as_deref() == Some(r.screen.as_str()))
+            .and_then(|r| self.config.screens.get(&r.screen))
+            .is_some_and(|s| s.station.is_some())
     }
 
     /// A placed station (crafting table, furnace) whose screen is open has left the inventory

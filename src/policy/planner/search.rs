@@ -68,10 +68,13 @@ impl Planner {
         call: Vec<ArgToken>,
         view: &View,
     ) {
-        if self.blind_gather_empty.take() == Some(item) && !self.config.detour.is_empty() {
-            self.go_round(&format!(
-                "the bag held no more {name} after the last try: go elsewhere first"
-            ));
+        if self.blind_gather_empty.take() == Some(item) {
+            let why = format!("the bag held no more {name} after the last try: go elsewhere first");
+            match self.config.gather.get(name).map(|r| r.elsewhere.clone()) {
+                Some(calls) if !calls.is_empty() => self.queue(&calls, &why),
+                _ if !self.config.detour.is_empty() => self.go_round(&why),
+                _ => {}
+            }
         }
         self.gathered_unseen.insert(item);
         self.blind_before = Some((item, view.held(item)));
