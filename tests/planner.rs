@@ -2485,11 +2485,13 @@ fn with_nothing_in_view_the_scout_looks_around_once_then_walks_far_and_turns_asi
     // Still the same view (too high to climb): turn aside, right, then walk.
     assert_eq!(next(&mut w, vec![], &b), call("turn_by", &[70.0]));
     assert_eq!(next(&mut w, vec![], &b), call("jump_forward", &[2.0]));
-    // Four walks done: look around again.
+    // Four walks done: look around again, and, a walk of that round having been blocked, set
+    // off another way than the look around came back to.
     assert_eq!(next(&mut w, vec![], &a), call("look_level", &[]));
     for _ in 0..9 {
         next(&mut w, vec![], &a);
     }
+    assert_eq!(next(&mut w, vec![], &a), call("turn_by", &[70.0]));
     // Water ahead, wide and below the crosshair: turn aside, the other way this time.
     let water = EnvironmentEntity {
         w: 700.0,
@@ -2521,6 +2523,32 @@ fn with_nothing_in_view_the_scout_looks_around_once_then_walks_far_and_turns_asi
     assert_eq!(next(&mut w, vec![], &b), call("jump_forward", &[1.5]));
     assert_eq!(next(&mut w, vec![], &b), call("look_level", &[]));
     assert_eq!(next(&mut w, vec![], &b), call("jump_forward", &[2.0]));
+}
+
+/// A look around ends where it began: rounds of the scout whose walks are blocked set off
+/// `turn_deg` further round each time, and a round with no blocked walk ends that. World 3105,
+/// from nothing: every round walked into the same hill, climbed it (a block dug further into
+/// it) and looked around in the hole, for 40 minutes.
+#[test]
+fn scout_rounds_blocked_in_a_row_set_off_further_round_each_time() {
+    let set_off_turns = |digest_of: &dyn Fn(usize) -> String| {
+        let mut w = world_of("minecraft-web", (1280, 720));
+        (0..150)
+            .filter_map(|i| match w.step_on("Log", seen(&w, vec![], &digest_of(i))) {
+                PlanStep::Act(c, why) if why.contains("set off another way") => {
+                    Some(c.args[0].value)
+                }
+                PlanStep::Act(..) => None,
+                other => panic!("{other:?}"),
+            })
+            .collect::<Vec<f64>>()
+    };
+    // Every walk leaves the view as it was.
+    let (a, b) = ("10".repeat(576), "50".repeat(576));
+    let turns = set_off_turns(&|_| a.clone());
+    assert!(turns.starts_with(&[70.0, 140.0, -150.0]), "{turns:?}");
+    // Every walk changes it.
+    assert!(set_off_turns(&|i| if i % 2 == 0 { a.clone() } else { b.clone() }).is_empty());
 }
 
 #[test]

@@ -165,6 +165,13 @@ pub struct Planner {
     scout_unlevel: bool,
     /// The scout climbed at its last blocked walk: blocked again, it turns aside.
     scout_climbed: bool,
+    /// A walk of the scout's current round (a look around and its walks) was blocked, and how
+    /// many rounds in a row before it had one: a look around ends where it began, so each such
+    /// round sets off `turn_deg` further round than the one before (world 3105 from nothing:
+    /// every round walked into the same hill, climbed, dug a block further into it, for 40
+    /// minutes).
+    scout_round_blocked: bool,
+    scout_blocked_rounds: u32,
     /// The item whose drop a climb went for: climbed once per mined thing.
     climbed_for_drop: Option<NodeIndex>,
     /// The last call walked toward an aimed-at thing: lost from view after it, the thing is
@@ -438,6 +445,8 @@ impl Planner {
             scout_turns: 0,
             scout_unlevel: false,
             scout_climbed: false,
+            scout_round_blocked: false,
+            scout_blocked_rounds: 0,
             climbed_for_drop: None,
             approaching: false,
             opening: None,
@@ -488,6 +497,8 @@ impl Planner {
             // The next search starts with a look around where the player is then.
             self.scout_legs_left = 0;
             self.scout_from = None;
+            self.scout_round_blocked = false;
+            self.scout_blocked_rounds = 0;
         }
         step
     }

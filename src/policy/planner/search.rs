@@ -181,13 +181,29 @@ impl Planner {
     /// Nothing to approach in view, with `[planner.scout]`: look around once, then walk on in
     /// the heading the look around came back to (a full circle ends where it began), a walk a
     /// step, turning aside first where the last walk left the view as it was (a wall, a cliff
-    /// face) or what must be avoided (water) lies ahead. Whatever comes into view ends it.
+    /// face) or what must be avoided (water) lies ahead. Whatever comes into view ends it. A
+    /// round (a look around and its walks) after rounds with a blocked walk sets off
+    /// `turn_deg` further round for each of them.
     pub(super) fn scout(&mut self, scout: &ScoutConfig, approach: &str, view: &View) {
         self.exploring_for = view.kg.node(approach);
         let digest = view.perception.view_digest.clone();
         if self.scout_legs_left == 0 && !self.give_up.passing_over() {
             let explore = self.config.explore.clone();
             self.queue(&explore, &format!("no {approach} in view: look around"));
+            if std::mem::take(&mut self.scout_round_blocked) {
+                self.scout_blocked_rounds += 1;
+                let rounds = self.scout_blocked_rounds;
+                // Within -180..180, the turn's range: 70, 140, -150, -80, ...
+                let deg = (scout.turn_deg * f64::from(rounds) + 180.0).rem_euclid(360.0) - 180.0;
+                self.pending.push_back((
+                    vec![ArgToken::Token(TURN_BY.into()), ArgToken::Number(deg)],
+                    format!(
+                        "walks were blocked in {rounds} round(s) in a row: set off another way"
+                    ),
+                ));
+            } else {
+                self.scout_blocked_rounds = 0;
+            }
             self.scout_legs_left = scout.legs;
             self.scout_from = None;
             self.scout_unlevel = false;
@@ -220,6 +236,8 @@ impl Planner {
         });
         if !blocked {
             self.scout_climbed = false;
+        } else {
+            self.scout_round_blocked = true;
         }
         if blocked && ahead.is_none() && !self.config.climb.is_empty() && !self.scout_climbed {
             self.scout_climbed = true;
