@@ -301,19 +301,16 @@ fn hud_settles_contest(
         else {
             return false;
         };
-        // The layout gives a slot the same centre in `slots` and in its screen's hotbar row.
-        let key = layout
-            .hotbar_row(&slot.screen)
-            .into_iter()
-            .find(|&(_, c)| c == slot.centre)
-            .map(|(key, _)| key);
-        let Some(hud_centre) = key.and_then(|key| {
-            layout
-                .hotbar_row(hud_screen)
-                .into_iter()
-                .find(|&(k, _)| k == key)
-                .map(|(_, c)| c)
-        }) else {
+        let Some(hud_centre) = layout
+            .hotbar_key(&slot.screen, &slot.location)
+            .and_then(|key| {
+                layout
+                    .hotbar_row(hud_screen)
+                    .into_iter()
+                    .find(|&(k, _)| k == key)
+            })
+            .map(|(_, c)| c)
+        else {
             return false;
         };
         let screen_surest = reads_on(slot.centre).map(|i| i.conf).fold(0.0, f32::max);

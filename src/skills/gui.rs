@@ -1029,8 +1029,9 @@ impl<'a> GuiLayout<'a> {
     }
 
     /// The hotbar row of `screen` (`hud`, `inventory`: its `hotbar` region): each slot's hotbar
-    /// key (1-9) and centre, in key order; empty where the screen has no hotbar row. The one
-    /// place that knows a hotbar slot's location name (`{screen}.hotbar.{key - 1}`).
+    /// key (1-9) and centre, in key order; empty where the screen has no hotbar row. With
+    /// [`Self::hotbar_key`], the one place that knows a hotbar slot's location name
+    /// (`{screen}.hotbar.{key - 1}`).
     pub fn hotbar_row(&self, screen: &str) -> Vec<(u8, (f32, f32))> {
         (0..9u8)
             .filter_map(|i| {
@@ -1038,6 +1039,15 @@ impl<'a> GuiLayout<'a> {
                 Some((i + 1, centre))
             })
             .collect()
+    }
+
+    /// The hotbar key (1-9) of the slot at `location` when it is on `screen`'s hotbar row.
+    pub fn hotbar_key(&self, screen: &str, location: &str) -> Option<u8> {
+        let index: u8 = location
+            .strip_prefix(&format!("{screen}.hotbar."))?
+            .parse()
+            .ok()?;
+        (index < 9).then_some(index + 1)
     }
 
     /// Whether an icon centred at (x, y) sits in a slot the player owns (`[gui] bag_regions`,
