@@ -148,8 +148,39 @@ impl Drop for XServer {
             let _ = wm.kill();
             let _ = wm.wait();
         }
-        let _ = self.xvfb.kill();
-        let _ = self.xvfb.wait();
+        stop_xvfb(&mut self.xvfb);
+    }
+}
+
+/// Stops Xvfb with SIGTERM, so that it removes its `/tmp/.X<n>-lock` and socket on the way out
+/// (SIGKILL leaves both behind, and they pile up across test runs); SIGKILL only if it hangs.
+fn stop_xvfb(xvfb: &mut Child) {
+    if let Ok(pid) = libc::pid_t::try_from(xvfb.id()) {
+        // SAFETY: kill(2) with a pid we spawned and have not reaped yet.
+        unsafe { libc::kill(pid, libc::SIGTERM) };
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(3) {
+            if let Ok(Some(_)) = xvfb.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    let _ = xvfb.kill();
+    let _ = xvfb.wait();
+}
+
+/// Whether display `n` is held by a running X server. A lock file whose process is gone was left
+/// by a server that was killed outright: it holds nothing, and Xvfb itself takes such a number
+/// over (it checks the lock's pid the same way), so only a live owner or a bare socket counts.
+fn display_taken(n: u32) -> bool {
+    let lock = format!("/tmp/.X{n}-lock");
+    match std::fs::read_to_string(&lock) {
+        Ok(text) => match text.trim().parse::<u32>() {
+            Ok(pid) => Path::new(&format!("/proc/{pid}")).exists(),
+            Err(_) => true, // being written right now, or not ours to judge
+        },
+        Err(_) => Path::new(&format!("/tmp/.X11-unix/X{n}")).exists(),
     }
 }
 
@@ -161,9 +192,7 @@ fn spawn_xvfb(width: u32, height: u32) -> (String, Child) {
     let base = 200 + (std::process::id() % 100) * 20;
     for _ in 0..50 {
         let n = base + NEXT.fetch_add(1, Ordering::SeqCst) % 2000;
-        if Path::new(&format!("/tmp/.X{n}-lock")).exists()
-            || Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
-        {
+        if display_taken(n) {
             continue;
         }
         let display = format!(":{n}");
@@ -191,8 +220,7 @@ fn spawn_xvfb(width: u32, height: u32) -> (String, Child) {
                 return (display, xvfb);
             }
             if start.elapsed() > Duration::from_secs(10) {
-                let _ = xvfb.kill();
-                let _ = xvfb.wait();
+                stop_xvfb(&mut xvfb);
                 break;
             }
             std::thread::sleep(Duration::from_millis(20));
