@@ -1,7 +1,7 @@
 //! The stages of one step (`step::Agent` runs them in order): detect -> split -> embed -> pool
 //! -> prompt, and the validation of a policy's call.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::time::Instant;
 
 use image::RgbImage;
@@ -147,24 +147,60 @@ pub fn perceive(
 /// A slot holds one item: of the icons the detector found on one slot, only the most confident
 /// stays (seed 219: a stick on the HUD also read as the task's wooden pickaxe at 0.31, and each
 /// such sighting sent the agent to look in its inventory). Icons on no slot are kept.
+///
+/// Where the game keeps drawing its HUD under an open screen (`[gui] drawn_under_screens`), a
+/// slot of the screen's hotbar row read as several items goes to the one the HUD reads at the
+/// same key, when the HUD reads it more surely than anything on the screen's slot (world 3106:
+/// the bag's stone pickaxe read 0.80 as an iron pickaxe over 0.75 as itself, 0.99 as itself on
+/// the HUD below; the planner took the iron pickaxe for made and went for the diamond, then
+/// saw none on the HUD alone and went back to make its sticks, 100 times over).
 /// `slots`: every slot of every screen (`layout.slots(None)`).
 pub fn one_icon_per_slot(perception: &mut Perception, layout: &GuiLayout, slots: &[Slot]) {
-    let slot_of: Vec<Option<(f32, f32)>> = perception
+    let slot_of: Vec<Option<&Slot>> = perception
         .icons
         .iter()
-        .map(|i| layout.slot_under(slots, i.x, i.y).map(|s| s.centre))
+        .map(|i| layout.slot_under(slots, i.x, i.y))
         .collect();
     let icons = std::mem::take(&mut perception.icons);
-    let beaten = |k: usize| {
-        slot_of[k].is_some_and(|slot| {
-            (0..icons.len()).any(|j| {
-                j != k
-                    && slot_of[j] == Some(slot)
-                    && (icons[j].conf > icons[k].conf || (icons[j].conf == icons[k].conf && j < k))
-            })
-        })
+    // The icons on each slot, by the slot's location.
+    let mut on: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (k, slot) in slot_of.iter().enumerate() {
+        if let Some(slot) = slot {
+            on.entry(slot.location.as_str()).or_default().push(k);
+        }
+    }
+    let surest_on = |location: &str| {
+        on.get(location)?
+            .iter()
+            .map(|&j| &icons[j])
+            .max_by(|a, b| a.conf.total_cmp(&b.conf))
     };
-    let keep: Vec<bool> = (0..icons.len()).map(|k| !beaten(k)).collect();
+    // Whether the HUD under an open screen settles icon k's slot for icon k's item.
+    let settled: Vec<bool> = (0..icons.len())
+        .map(|k| {
+            let Some(slot) = slot_of[k] else {
+                return false;
+            };
+            let under = layout.drawn_under(slot);
+            let (Some(hud), Some(screen)) = (
+                under.as_deref().and_then(surest_on),
+                surest_on(&slot.location),
+            ) else {
+                return false;
+            };
+            hud.class == icons[k].class && hud.conf > screen.conf
+        })
+        .collect();
+    let ahead = |j: usize, k: usize| {
+        (settled[j], icons[j].conf) > (settled[k], icons[k].conf)
+            || (settled[j] == settled[k] && icons[j].conf == icons[k].conf && j < k)
+    };
+    let keep: Vec<bool> = (0..icons.len())
+        .map(|k| {
+            let rivals = slot_of[k].and_then(|s| on.get(s.location.as_str()));
+            !rivals.is_some_and(|r| r.iter().any(|&j| j != k && ahead(j, k)))
+        })
+        .collect();
     let (kept, set_aside): (Vec<_>, Vec<_>) = icons.into_iter().zip(keep).partition(|(_, k)| *k);
     perception.icons = kept.into_iter().map(|(icon, _)| icon).collect();
     perception.set_aside = set_aside.into_iter().map(|(icon, _)| icon).collect();
@@ -478,5 +514,58 @@ mod tests {
             .map(|i| i.class.as_str())
             .collect();
         assert_eq!(set_aside, ["wood_pickaxe_icon"]);
+    }
+
+    #[test]
+    fn the_hud_under_an_open_screen_settles_what_its_hotbar_slot_holds() {
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let profile = GameProfile::load(repo, "minecraft-web").expect("profile");
+        let layout = profile.gui.layout(1280, 720, GuiScale::Auto);
+        let bag6 = layout.slot_center("inventory.hotbar.6").expect("slot");
+        let bag7 = layout.slot_center("inventory.hotbar.7").expect("slot");
+        let hud6 = layout.slot_center("hud.hotbar.6").expect("slot");
+        let hud7 = layout.slot_center("hud.hotbar.7").expect("slot");
+        let kept_on = |icons: Vec<InventoryIcon>| {
+            let mut perception = Perception {
+                icons,
+                ..Perception::default()
+            };
+            one_icon_per_slot(&mut perception, &layout, &layout.slots(None));
+            perception
+                .icons
+                .iter()
+                .filter(|i| i.y < hud6.1 - 20.0)
+                .map(|i| i.class.clone())
+                .collect::<Vec<_>>()
+        };
+        // World 3106: the bag's stone pickaxe read as an iron pickaxe more surely than as
+        // itself; the HUD below reads the same key as a stone pickaxe, surer than both.
+        let world_3106 = vec![
+            icon("iron_pickaxe_icon", bag6, 0.80),
+            icon("stone_pickaxe_icon", (bag6.0, bag6.1 - 0.5), 0.75),
+            icon("stone_pickaxe_icon", hud6, 0.99),
+            icon("wood_pickaxe_icon", bag7, 0.97),
+            icon("wood_pickaxe_icon", hud7, 0.98),
+        ];
+        assert_eq!(
+            kept_on(world_3106),
+            ["stone_pickaxe_icon", "wood_pickaxe_icon"]
+        );
+        // A HUD read less sure than the screen's own settles nothing: the surest read stays.
+        let unsure_hud = vec![
+            icon("iron_pickaxe_icon", bag6, 0.80),
+            icon("stone_pickaxe_icon", bag6, 0.75),
+            icon("stone_pickaxe_icon", hud6, 0.70),
+        ];
+        assert_eq!(kept_on(unsure_hud), ["iron_pickaxe_icon"]);
+        // A game that hides its HUD behind screens (the base Minecraft profile) has no such rule.
+        let vanilla = GameProfile::load(repo, "minecraft").expect("profile");
+        let layout = vanilla.gui.layout(1280, 720, GuiScale::Auto);
+        let slot = layout
+            .slots(Some("inventory"))
+            .into_iter()
+            .find(|s| s.location == "inventory.hotbar.6")
+            .expect("slot");
+        assert_eq!(layout.drawn_under(&slot), None);
     }
 }

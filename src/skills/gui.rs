@@ -265,6 +265,10 @@ pub struct GuiGeometry {
     /// empty: every slot. A craft grid or result slot is not owned: an item left there is not
     /// in the bag, and a task is not done because its item shows there.
     bag_regions: Vec<String>,
+    /// The screen the game keeps drawing while another screen is open (the web client's HUD
+    /// under its inventory), if any: its hotbar row then shows the same items as the open
+    /// screen's, and settles what a contested slot of that row holds.
+    drawn_under_screens: Option<String>,
 }
 
 // A text with a `[gui]` table and anything else ([`GuiGeometry::parse`]); a whole profile file is
@@ -284,6 +288,8 @@ pub struct RawGui {
     scale: Option<Spanned<RawScaleSpec>>,
     #[serde(default)]
     bag_regions: Option<Spanned<Vec<String>>>,
+    #[serde(default)]
+    drawn_under_screens: Option<Spanned<String>>,
     screens: BTreeMap<String, Spanned<RawScreen>>,
 }
 
@@ -667,6 +673,18 @@ impl GuiGeometry {
             }
             None => Vec::new(),
         };
+        let drawn_under_screens = match gui.drawn_under_screens {
+            Some(name) if !screens.contains_key(name.get_ref()) => {
+                return Err(at.error(
+                    &name,
+                    format!(
+                        "gui.drawn_under_screens: no screen \"{}\" in [gui.screens]",
+                        name.get_ref()
+                    ),
+                ));
+            }
+            name => name.map(Spanned::into_inner),
+        };
         let (rule, outline) = match gui.scale {
             Some(spec) => at.scale_spec(spec, &screens)?,
             None => (ScaleRule::Minecraft, None),
@@ -677,6 +695,7 @@ impl GuiGeometry {
             outline,
             screens,
             bag_regions,
+            drawn_under_screens,
         })
     }
 
@@ -1048,6 +1067,20 @@ impl<'a> GuiLayout<'a> {
             .parse()
             .ok()?;
         (index < 9).then_some(index + 1)
+    }
+
+    /// The location of the slot that shows the same item as `slot` of an open screen's hotbar
+    /// row on the screen the game keeps drawing under it (`[gui] drawn_under_screens`:
+    /// `hud.hotbar.6` for `inventory.hotbar.6`); `None` where the game draws no screen under
+    /// others, or `slot` is not on a hotbar row.
+    pub fn drawn_under(&self, slot: &Slot) -> Option<String> {
+        let under = self.geometry.drawn_under_screens.as_deref()?;
+        if slot.screen == under || !self.geometry.screens.contains_key(under) {
+            return None;
+        }
+        let key = self.hotbar_key(&slot.screen, &slot.location)?;
+        let location = format!("{under}.hotbar.{}", key - 1);
+        self.slot_center(&location).ok().map(|_| location)
     }
 
     /// Whether an icon centred at (x, y) sits in a slot the player owns (`[gui] bag_regions`,

@@ -506,6 +506,16 @@ fn bag_regions_say_which_slots_are_owned() {
         (line, m.as_str()),
         (7, "gui.bag_regions: no screen has a region \"bag\"")
     );
+    // So is a screen drawn under the others that the profile does not have.
+    let text = text.replace("bag_regions = [\"bag\"]", "drawn_under_screens = \"hud\"");
+    let (line, m) = parse_err(&text);
+    assert_eq!(
+        (line, m.as_str()),
+        (
+            7,
+            "gui.drawn_under_screens: no screen \"hud\" in [gui.screens]"
+        )
+    );
 }
 
 #[test]
