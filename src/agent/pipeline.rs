@@ -183,7 +183,7 @@ pub fn one_icon_per_slot(perception: &mut Perception, layout: &GuiLayout, slots:
             };
             let under = layout.drawn_under(slot);
             let (Some(hud), Some(screen)) = (
-                under.as_deref().and_then(surest_on),
+                under.and_then(|u| surest_on(&u.location)),
                 surest_on(&slot.location),
             ) else {
                 return false;

@@ -301,16 +301,7 @@ fn hud_settles_contest(
         else {
             return false;
         };
-        let Some(hud_centre) = layout
-            .hotbar_key(&slot.screen, &slot.location)
-            .and_then(|key| {
-                layout
-                    .hotbar_row(hud_screen)
-                    .into_iter()
-                    .find(|&(k, _)| k == key)
-            })
-            .map(|(_, c)| c)
-        else {
+        let Some(hud_centre) = layout.hotbar_twin(slot, hud_screen).map(|s| s.centre) else {
             return false;
         };
         let screen_surest = reads_on(slot.centre).map(|i| i.conf).fold(0.0, f32::max);

@@ -1069,18 +1069,27 @@ impl<'a> GuiLayout<'a> {
         (index < 9).then_some(index + 1)
     }
 
-    /// The location of the slot that shows the same item as `slot` of an open screen's hotbar
-    /// row on the screen the game keeps drawing under it (`[gui] drawn_under_screens`:
-    /// `hud.hotbar.6` for `inventory.hotbar.6`); `None` where the game draws no screen under
-    /// others, or `slot` is not on a hotbar row.
-    pub fn drawn_under(&self, slot: &Slot) -> Option<String> {
-        let under = self.geometry.drawn_under_screens.as_deref()?;
-        if slot.screen == under || !self.geometry.screens.contains_key(under) {
+    /// The slot of `screen`'s hotbar row with the same hotbar key as `slot`, a slot of another
+    /// screen's hotbar row (`hud.hotbar.6` for `inventory.hotbar.6` and `hud`): the two show the
+    /// same item. `None` where `slot` is on `screen` or on no hotbar row.
+    pub fn hotbar_twin(&self, slot: &Slot, screen: &str) -> Option<Slot> {
+        if slot.screen == screen {
             return None;
         }
         let key = self.hotbar_key(&slot.screen, &slot.location)?;
-        let location = format!("{under}.hotbar.{}", key - 1);
-        self.slot_center(&location).ok().map(|_| location)
+        let location = format!("{screen}.hotbar.{}", key - 1);
+        let centre = self.slot_center(&location).ok()?;
+        Some(Slot {
+            screen: screen.to_string(),
+            location,
+            centre,
+        })
+    }
+
+    /// [`Self::hotbar_twin`] of `slot` on the screen the game keeps drawing under the others
+    /// (`[gui] drawn_under_screens`); `None` where the game draws none.
+    pub fn drawn_under(&self, slot: &Slot) -> Option<Slot> {
+        self.hotbar_twin(slot, self.geometry.drawn_under_screens.as_deref()?)
     }
 
     /// Whether an icon centred at (x, y) sits in a slot the player owns (`[gui] bag_regions`,
