@@ -193,7 +193,40 @@ enum RawScreenScale {
 struct Marker {
     area: (u32, u32, u32, u32),
     pixel: MarkerPixel,
+    /// The screen is a colour laid over the world (`tint`): a pixel must also be one that
+    /// colour could give over some world colour.
+    tint: Option<Tint>,
     min_fraction: f32,
+}
+
+/// A colour laid over the whole window at an opacity (the web client's death screen:
+/// `rgba(255, 0, 0, 0.5)`). Every channel of a pixel under it lies between the tint over black
+/// and the tint over white: red at least 127 and green and blue at most 128 under that one. A
+/// close dirt wall (red 52 over green) passed the `red` rule alone and ended a run from nothing
+/// as a death (world 3107); its light pixels are too green for the tint, its dark ones too dark.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Tint {
+    rgb: [f32; 3],
+    alpha: f32,
+}
+
+impl Tint {
+    /// Slack in each channel's bounds: recorded frames are JPEG (replays read them).
+    const SLACK: f32 = 8.0;
+
+    fn could_cover(self, pixel: [u8; 3]) -> bool {
+        pixel.iter().zip(self.rgb).all(|(&p, t)| {
+            let over_black = self.alpha * t;
+            let over_white = over_black + (1.0 - self.alpha) * 255.0;
+            (over_black - Self::SLACK..=over_white + Self::SLACK).contains(&f32::from(p))
+        })
+    }
+}
+
+impl Marker {
+    fn holds(&self, pixel: [u8; 3]) -> bool {
+        self.pixel.holds(pixel) && self.tint.is_none_or(|t| t.could_cover(pixel))
+    }
 }
 
 /// What a pixel of a marker's area must be.
@@ -334,7 +367,9 @@ struct RawScreen {
 
 /// `marker = { area = [x, y, w, h], luma = [0, 40], min_fraction = 0.8 }`: at least
 /// `min_fraction` of the area's pixels have a luma in the range while the screen is open; or,
-/// instead of `luma`, `red = 40`: red by at least 40 over green and blue.
+/// instead of `luma`, `red = 40`: red by at least 40 over green and blue. With
+/// `tint = [r, g, b, alpha]` a pixel must also be one that colour at that opacity could give
+/// over some world colour.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawMarker {
@@ -343,6 +378,8 @@ struct RawMarker {
     luma: Option<[u8; 2]>,
     #[serde(default)]
     red: Option<u8>,
+    #[serde(default)]
+    tint: Option<[f32; 4]>,
     min_fraction: f32,
 }
 
@@ -451,9 +488,31 @@ impl Lines<'_> {
                         ));
                     }
                 };
+                let tint = match r.tint {
+                    None => None,
+                    Some([tr, tg, tb, alpha])
+                        if [tr, tg, tb].iter().all(|c| (0.0..=255.0).contains(c))
+                            && alpha > 0.0
+                            && alpha < 1.0 =>
+                    {
+                        Some(Tint {
+                            rgb: [tr, tg, tb],
+                            alpha,
+                        })
+                    }
+                    Some(t) => {
+                        return Err(self.error(
+                            &m,
+                            format!(
+                                "{key}.marker.tint {t:?} must be [r, g, b, alpha] with r, g, b in 0-255 and alpha in (0, 1)"
+                            ),
+                        ));
+                    }
+                };
                 Some(Marker {
                     area: (x, y, mw, mh),
                     pixel,
+                    tint,
                     min_fraction: r.min_fraction,
                 })
             }
@@ -984,7 +1043,7 @@ impl<'a> GuiLayout<'a> {
                 for py in y0..y1 {
                     for px in x0..x1 {
                         all += 1;
-                        within += u64::from(m.pixel.holds(frame.get_pixel(px as u32, py as u32).0));
+                        within += u64::from(m.holds(frame.get_pixel(px as u32, py as u32).0));
                     }
                 }
                 let shown = all > 0 && within as f64 >= f64::from(m.min_fraction) * all as f64;

@@ -60,6 +60,68 @@ fn the_screens_whose_marker_the_frame_shows_are_listed() {
     );
 }
 
+/// A dirt wall against the face filled the death marker's area with pixels 40-60 redder than
+/// green (world 3107 from nothing: the run ended as a death at full health). The tint rule
+/// tells it from the death screen's red tint at every shade of the wall, and the same wall
+/// under the tint still marks the death screen.
+#[test]
+fn a_dirt_wall_in_the_face_is_no_death_screen() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/games/minecraft-web.toml");
+    let geo = GuiGeometry::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let layout = geo.layout(1280, 720, AUTO);
+    // The dirt texture's tones as that frame showed them, in 4 x 4 px texels.
+    let tones = [
+        [212, 158, 114],
+        [170, 122, 84],
+        [137, 96, 66],
+        [136, 93, 58],
+    ];
+    let wall = |shade: f32| {
+        image::RgbImage::from_fn(1280, 720, |x, y| {
+            let tone = tones[((x / 4 * 7 + y / 4 * 13) % 4) as usize];
+            image::Rgb(tone.map(|c| (c as f32 * shade).min(255.0) as u8))
+        })
+    };
+    let red_only = |frame: &image::RgbImage| {
+        frame
+            .pixels()
+            .filter(|p| i32::from(p[0]) - i32::from(p[1].max(p[2])) >= 40)
+            .count() as f32
+            / frame.pixels().count() as f32
+    };
+    // The brightest shade is the frame's: the red rule alone took it for the death screen.
+    assert!(red_only(&wall(1.0)) > 0.95);
+    let tint = |[r, g, b]: [u8; 3]| image::Rgb([r / 2 + 128, g / 2, b / 2]);
+    for shade in [0.6, 0.7, 0.8, 0.9, 1.0, 1.1] {
+        let frame = wall(shade);
+        assert!(
+            !layout.marked_screens(&frame).contains(&"death".to_string()),
+            "shade {shade}"
+        );
+        let dead = image::RgbImage::from_fn(1280, 720, |x, y| tint(frame.get_pixel(x, y).0));
+        assert!(
+            layout.marked_screens(&dead).contains(&"death".to_string()),
+            "shade {shade} under the tint"
+        );
+    }
+}
+
+#[test]
+fn a_tint_that_is_no_colour_at_an_opacity_is_refused_with_its_line() {
+    for tint in ["[255, 0, 0, 1.0]", "[255, 0, 0, 0]", "[300, 0, 0, 0.5]"] {
+        let text = format!(
+            "[gui]\nslot_size = 16\npitch = 18\n[gui.screens.death]\nsize = [176, 166]\n\
+             marker = {{ area = [0, 0, 10, 10], red = 40, tint = {tint}, min_fraction = 0.9 }}\n"
+        );
+        let err = GuiGeometry::parse(&text, Path::new("p.toml")).expect_err(tint);
+        let msg = err.to_string();
+        assert!(
+            msg.contains("p.toml:6") && msg.contains("marker.tint"),
+            "{tint}: {msg}"
+        );
+    }
+}
+
 #[test]
 fn a_marker_outside_its_panel_is_refused_with_its_line() {
     let text = "[gui]\nslot_size = 16\npitch = 18\n[gui.screens.inv]\nsize = [176, 166]\n\
