@@ -17,6 +17,7 @@ pub const SECTIONS: &[&str] = &[
     "camera",
     "settings",
     "counts",
+    "position",
     "success",
     "planner",
     "autolabel",

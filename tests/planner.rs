@@ -7,7 +7,7 @@ use vistawise::config::GuiScale;
 use vistawise::game::GameProfile;
 use vistawise::knowledge::{KnowledgeGraph, embed};
 use vistawise::perception::{EnvironmentEntity, GridAngle, InventoryIcon, Perception};
-use vistawise::policy::{PlanStep, Planner, PlannerConfig, View};
+use vistawise::policy::{ArgToken, DigDepth, PlanStep, Planner, PlannerConfig, View};
 use vistawise::skills::{CallArg, SkillCall, SkillLibrary, plan};
 
 struct World {
@@ -149,6 +149,8 @@ impl World {
             grid_angle: None,
             reach_w: 0.0,
             set_aside: vec![],
+            position: None,
+            debug_screen_shown: false,
         };
         self.step_on(target, perception)
     }
@@ -556,6 +558,116 @@ fn an_ore_not_in_view_is_dug_for_down_a_staircase_then_along_a_tunnel() {
     // Ore in view: aimed at, not dug past.
     let ore = entity("coal_ore", 900.0, 380.0, true);
     assert_eq!(act(w.step("Coal", vec![ore], hud)).skill, "turn");
+}
+
+/// A staircase's steps alone do not say how deep it is (the surface is anywhere from y 33 to
+/// 110), and one that went on to the bedrock tunnelled along it: with `dig.depth` the planner
+/// shows the debug screen for one frame before the first step and every few steps after, reads
+/// the feet's y off it, hides it again, reads more often as the depth comes near, and digs level
+/// once at `stop_y` or deeper.
+#[test]
+fn the_staircase_goes_level_at_the_depth_the_debug_screen_reads() {
+    let mut w = world_with("minecraft-web", (1280, 720), |c| {
+        let dig = c.gather.get_mut("Coal").and_then(|r| r.dig.as_mut());
+        let dig = dig.expect("coal dig");
+        dig.down = 40;
+        dig.look_back_every = None;
+        dig.square = None;
+        dig.depth = Some(DigDepth {
+            show: vec![ArgToken::Token("toggle_debug_screen".into())],
+            every: 3,
+            stop_y: 30.0,
+        });
+    });
+    let hud = vec![
+        icon("wood_pickaxe_icon", web_hotbar_x(0), WEB_HOTBAR_Y),
+        icon("stone_pickaxe_icon", web_hotbar_x(1), WEB_HOTBAR_Y),
+    ];
+    let plain = || Perception {
+        frame_w: 1280,
+        frame_h: 720,
+        icons: hud.clone(),
+        ..Perception::default()
+    };
+    let at = |y: f32| Perception {
+        position: Some([10.5, y, -3.5]),
+        debug_screen_shown: true,
+        ..plain()
+    };
+    let toggle = call("toggle_debug_screen", &[]);
+    let stairs = call("dig_stairs_down", &[2.0, 1.3]);
+    let tunnel = call("dig_tunnel_forward", &[2.0, 1.3]);
+    let mut step = |p: Perception| act(w.step_on("Coal", p));
+    // Read before the first step: shown, read (y 40, ten above), hidden.
+    assert_eq!(step(plain()), toggle);
+    assert_eq!(step(at(40.0)), toggle);
+    // Every third step while more than three blocks are left.
+    for _ in 0..3 {
+        assert_eq!(step(plain()), stairs);
+    }
+    assert_eq!(step(plain()), toggle);
+    assert_eq!(step(at(31.5)), toggle);
+    // Two blocks left: read again after two steps.
+    for _ in 0..2 {
+        assert_eq!(step(plain()), stairs);
+    }
+    assert_eq!(step(plain()), toggle);
+    assert_eq!(step(at(29.0)), toggle);
+    // Deep enough: level from here, and no more reads.
+    for _ in 0..4 {
+        assert_eq!(step(plain()), tunnel);
+    }
+    // A debug screen still shown (its hide lost) is hidden.
+    assert_eq!(step(at(29.0)), toggle);
+    assert_eq!(step(plain()), tunnel);
+}
+
+/// A debug screen that shows no position that reads (or none at all) is no depth: one shown but
+/// unreadable is hidden again, and after three such reads the staircase goes its steps unread.
+#[test]
+fn a_debug_screen_that_does_not_read_is_hidden_and_given_up() {
+    let mut w = world_with("minecraft-web", (1280, 720), |c| {
+        let dig = c.gather.get_mut("Coal").and_then(|r| r.dig.as_mut());
+        let dig = dig.expect("coal dig");
+        dig.down = 40;
+        dig.look_back_every = None;
+        dig.square = None;
+        dig.depth = Some(DigDepth {
+            show: vec![ArgToken::Token("toggle_debug_screen".into())],
+            every: 1,
+            stop_y: 30.0,
+        });
+    });
+    let hud = vec![
+        icon("wood_pickaxe_icon", web_hotbar_x(0), WEB_HOTBAR_Y),
+        icon("stone_pickaxe_icon", web_hotbar_x(1), WEB_HOTBAR_Y),
+    ];
+    let plain = || Perception {
+        frame_w: 1280,
+        frame_h: 720,
+        icons: hud.clone(),
+        ..Perception::default()
+    };
+    let unreadable = || Perception {
+        debug_screen_shown: true,
+        ..plain()
+    };
+    let toggle = call("toggle_debug_screen", &[]);
+    let stairs = call("dig_stairs_down", &[2.0, 1.3]);
+    let mut step = |p: Perception| act(w.step_on("Coal", p));
+    // Shown but unreadable: hidden.
+    assert_eq!(step(plain()), toggle);
+    assert_eq!(step(unreadable()), toggle);
+    assert_eq!(step(plain()), stairs);
+    // Not shown at all (the key lost): nothing to hide.
+    assert_eq!(step(plain()), toggle);
+    assert_eq!(step(plain()), stairs);
+    assert_eq!(step(plain()), toggle);
+    assert_eq!(step(plain()), stairs);
+    // Three misses: the staircase goes on unread.
+    for _ in 0..3 {
+        assert_eq!(step(plain()), stairs);
+    }
 }
 
 /// A frame of the client's size showing the ground with the block grid turned `degrees` on
@@ -2794,6 +2906,8 @@ fn an_empty_bag_screen_told_by_its_marker_is_open_and_the_pause_menu_is_shut() {
         grid_angle: None,
         reach_w: 0.0,
         set_aside: vec![],
+        position: None,
+        debug_screen_shown: false,
     };
     let c = act(w.step_on("Stone Pickaxe", seen));
     assert_ne!(c.skill, "close_screen", "{c:?}");

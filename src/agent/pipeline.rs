@@ -140,6 +140,13 @@ pub fn perceive(
     if let Some(style) = &parts.profile.counts {
         read_counts(&mut perception, frame, style, &layout, &slots);
     }
+    // The debug screen's line is there only while it is shown: any other frame reads as no
+    // text (or as no such line) and leaves the position unknown.
+    if let Some(style) = &parts.profile.position {
+        perception.position = style.read(frame, layout.scale()).ok();
+        perception.debug_screen_shown =
+            perception.position.is_some() || style.shows_text(frame, layout.scale());
+    }
     perception.marked_screens = marked;
     Ok((found, perception, times))
 }

@@ -17,6 +17,7 @@ mod memory;
 mod play;
 mod policy;
 mod policy_eval;
+mod position;
 mod replay;
 mod report;
 mod setup;
@@ -75,6 +76,10 @@ enum Command {
     /// Stack counts drawn in inventory slots: read them from a screenshot, learn the game's digits.
     #[command(subcommand)]
     Counts(counts::CountsCommand),
+    /// The player's position as the game's debug screen prints it: read it from a screenshot,
+    /// learn the game's glyphs.
+    #[command(subcommand)]
+    Position(position::PositionCommand),
     /// Inspect the configuration.
     #[command(subcommand)]
     Config(config_cmd::ConfigCommand),
@@ -221,6 +226,7 @@ fn collect_overrides(cli: &Cli) -> Result<Vec<Override>> {
         Command::Dataset(_) => Vec::new(),
         Command::Config(_)
         | Command::Counts(_)
+        | Command::Position(_)
         | Command::Eval(_)
         | Command::Kg(_)
         | Command::Skills(_)
@@ -259,6 +265,7 @@ pub fn run() -> Result<ExitCode> {
         Command::Detect(args) => detect::run(&ctx, &args),
         Command::Config(cmd) => config_cmd::run(&ctx, &cmd),
         Command::Counts(cmd) => counts::run(&ctx, &cmd),
+        Command::Position(cmd) => position::run(&ctx, &cmd),
         Command::Doctor(args) => doctor::run(&ctx, &args),
         Command::Eval(args) => eval::run(&ctx, &args),
         Command::Kg(cmd) => kg::run(&ctx, &cmd),

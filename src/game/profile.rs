@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::success_rule::SuccessRule;
 use crate::knowledge::KnowledgeGraph;
-use crate::perception::CountStyle;
+use crate::perception::{CountStyle, PositionStyle};
 use crate::policy::PlannerConfig;
 use crate::profile_file::ProfileFile;
 use crate::skills::GuiGeometry;
@@ -36,6 +36,9 @@ pub struct GameProfile {
     pub skills: SkillLibrary,
     /// How the game draws stack counts (`[counts]`), when the profile says.
     pub counts: Option<CountStyle>,
+    /// Where the game's debug screen prints the player's position (`[position]`), when the
+    /// profile says.
+    pub position: Option<PositionStyle>,
     /// How a sighting of the task's target on the HUD is confirmed (`[success]`).
     pub success: Option<SuccessRule>,
     /// The profile file, read once.
@@ -101,6 +104,7 @@ impl GameProfile {
         let keys: KeyMap = file.required("keys")?;
         let camera: Camera = file.required("camera")?;
         let counts: Option<CountStyle> = file.section("counts")?;
+        let position: Option<PositionStyle> = file.section("position")?;
         let success: Option<SuccessRule> = file.section("success")?;
         // Read now so that a wrong value in [planner] is an error of every command, as the
         // others are; it is checked against the graph where the planner is built.
@@ -122,6 +126,11 @@ impl GameProfile {
                 .check()
                 .map_err(|e| file.error(file.header_line("[counts]"), format!("[counts]: {e}")))?;
         }
+        if let Some(position) = &position {
+            position.check().map_err(|e| {
+                file.error(file.header_line("[position]"), format!("[position]: {e}"))
+            })?;
+        }
         let mut skills = SkillLibrary::load(&skills_dirs[0], &keys, &gui)?;
         for dir in &skills_dirs[1..] {
             skills.overlay(SkillLibrary::load(dir, &keys, &gui)?);
@@ -137,6 +146,7 @@ impl GameProfile {
             camera,
             skills,
             counts,
+            position,
             success,
             file,
         })

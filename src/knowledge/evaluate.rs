@@ -207,6 +207,8 @@ fn case_perception(c: &RawCase) -> Perception {
         grid_angle: None,
         reach_w: 0.0,
         set_aside: Vec::new(),
+        position: None,
+        debug_screen_shown: false,
     }
 }
 

@@ -73,6 +73,8 @@ pub fn perception(step: &ScriptedStep) -> Perception {
         grid_angle: None,
         reach_w: 0.0,
         set_aside: Vec::new(),
+        position: None,
+        debug_screen_shown: false,
     }
 }
 

@@ -118,6 +118,13 @@ pub struct Perception {
     /// takes no sighting of the target from such a slot).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub set_aside: Vec<InventoryIcon>,
+    /// The player's position `[x, y, z]` as the game's debug screen prints it, on frames that
+    /// show it (`[position]` of the game profile).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<[f32; 3]>,
+    /// The position's line shows text, read or not: the debug screen is shown.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub debug_screen_shown: bool,
 }
 
 fn is_zero(v: &f32) -> bool {

@@ -1,6 +1,7 @@
 //! Perception: the YOLO detector (ONNX Runtime) and what its boxes mean for the agent.
 
 mod ascii_font;
+pub mod debug_position;
 mod decode;
 pub mod detections;
 mod detector;
@@ -14,6 +15,7 @@ pub mod stack_count;
 pub mod view_digest;
 
 pub use ascii_font::AsciiFont;
+pub use debug_position::{PositionError, PositionStyle};
 pub use decode::{DetectOptions, iou};
 pub use detections::{
     Detection, EnvironmentEntity, GuiScaleReading, InventoryIcon, Perception, ScaleSource,

@@ -147,20 +147,9 @@ impl CountStyle {
             let (Some(d), None) = (chars.next(), chars.next()) else {
                 return Err(CountError::BadTemplate(digit.clone()));
             };
-            if !d.is_ascii_digit()
-                || rows.len() != GLYPH_H
-                || rows.iter().any(|r| {
-                    r.chars().count() != GLYPH_W || r.chars().any(|c| c != '#' && c != '.')
-                })
-            {
+            let Some(g) = d.is_ascii_digit().then(|| parse_rows(rows)).flatten() else {
                 return Err(CountError::BadTemplate(digit.clone()));
-            }
-            let mut g = [false; GLYPH_W * GLYPH_H];
-            for (y, row) in rows.iter().enumerate() {
-                for (x, c) in row.chars().enumerate() {
-                    g[y * GLYPH_W + x] = c == '#';
-                }
-            }
+            };
             out.push((d, g));
         }
         Ok(out)
@@ -296,8 +285,27 @@ impl CountStyle {
     }
 }
 
+/// Template rows (`#` ink, `.` none), GLYPH_H rows of GLYPH_W: the glyph, or None when they are
+/// not that.
+pub(crate) fn parse_rows(rows: &[String]) -> Option<Glyph> {
+    if rows.len() != GLYPH_H
+        || rows
+            .iter()
+            .any(|r| r.chars().count() != GLYPH_W || r.chars().any(|c| c != '#' && c != '.'))
+    {
+        return None;
+    }
+    let mut g = [false; GLYPH_W * GLYPH_H];
+    for (y, row) in rows.iter().enumerate() {
+        for (x, c) in row.chars().enumerate() {
+            g[y * GLYPH_W + x] = c == '#';
+        }
+    }
+    Some(g)
+}
+
 /// The template a glyph differs least from, and the share of cells that differ.
-fn best_match(g: &Glyph, templates: &[(char, Glyph)]) -> (char, f32) {
+pub(crate) fn best_match(g: &Glyph, templates: &[(char, Glyph)]) -> (char, f32) {
     templates
         .iter()
         .map(|(d, t)| {
@@ -310,7 +318,14 @@ fn best_match(g: &Glyph, templates: &[(char, Glyph)]) -> (char, f32) {
 
 /// The ink of columns `x0..x1`, rows `y0..y1` on the template grid: a cell is ink when at least
 /// a third of the pixels it covers are.
-fn resample(ink: &[bool], w: usize, x0: usize, x1: usize, y0: usize, y1: usize) -> Glyph {
+pub(crate) fn resample(
+    ink: &[bool],
+    w: usize,
+    x0: usize,
+    x1: usize,
+    y0: usize,
+    y1: usize,
+) -> Glyph {
     let mut g = [false; GLYPH_W * GLYPH_H];
     let (gw, gh) = ((x1 - x0) as f32, (y1 - y0) as f32);
     for cy in 0..GLYPH_H {

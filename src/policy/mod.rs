@@ -19,6 +19,6 @@ pub use llm_policy::{
     Attempt, Choice, LlmPolicy, LlmSetupError, Turn, ValidAction, validate_answer,
 };
 pub use memory_stack::MemoryStack;
-pub use planner::{PlanStep, Planner, PlannerConfig, View};
+pub use planner::{ArgToken, DigDepth, PlanStep, Planner, PlannerConfig, View};
 pub use prompt::{PromptTemplate, PromptValues, TokenCounter};
 pub use subgoal::SubgoalPolicy;

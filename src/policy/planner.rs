@@ -26,7 +26,7 @@ mod hud_reads;
 mod screens;
 mod search;
 
-pub use config::{ArgToken, CallTemplate, GatherRule, PlannerConfig, ScoutConfig};
+pub use config::{ArgToken, CallTemplate, DigDepth, GatherRule, PlannerConfig, ScoutConfig};
 
 /// Where the last open screen showed a tool or station in the bag (`Planner::bag_tools`).
 #[derive(Debug, Clone, Copy)]

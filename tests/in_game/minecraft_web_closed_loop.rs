@@ -599,3 +599,93 @@ fn the_death_screen_ends_a_play_as_died_on_the_minecraft_client() {
     let end = recorded.end.expect("an end line");
     assert!(end.starts_with("died"), "{end}\n{log}");
 }
+
+/// `vistawise position read` on the live client's window: the position the debug screen prints.
+fn read_position(game: &McwebGame) -> Result<[f64; 3], String> {
+    let o = support::binary()
+        .args(["--game", "minecraft-web", "position", "read"])
+        .current_dir(support::repo())
+        .env("DISPLAY", &game.display)
+        .output()
+        .expect("run vistawise position read");
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    if !o.status.success() {
+        return Err(format!("{out}{}", String::from_utf8_lossy(&o.stderr)));
+    }
+    let v: Vec<f64> = out
+        .split_whitespace()
+        .filter_map(|t| t.parse().ok())
+        .collect();
+    match v[..] {
+        [x, y, z] => Ok([x, y, z]),
+        _ => Err(format!("not three numbers: {out}")),
+    }
+}
+
+/// The debug screen's position on the client, at its default size and at one whose GUI scale
+/// is 2: `toggle_debug_screen` shows it, the profile's glyphs read it as the server has the
+/// player, and the same key hides it (nothing left to read). `position learn` takes the glyphs
+/// from the client and reads back every line it learnt from.
+#[test]
+fn the_debug_screen_position_is_read_as_the_server_has_it_on_the_minecraft_client() {
+    let _game = support::one_game();
+    for (w, h) in [("1280", "720"), ("900", "600")] {
+        let game = McwebGame::start_with(3003, &[("GAME_W", w), ("GAME_H", h)]);
+        let server = game.server();
+        std::thread::sleep(std::time::Duration::from_secs(3));
+        let pos = server.player().expect("state").pos.expect("a position");
+        // The client draws a few frames a second: the debug screen shows a frame or two after
+        // the key. A key the client lost while it caught up is pressed again once (the
+        // planner does the same on a read with nothing shown).
+        run_skill(&game, &["toggle_debug_screen"]);
+        std::thread::sleep(std::time::Duration::from_secs(1));
+        let read = read_position(&game).or_else(|e| {
+            if !e.contains("not shown") {
+                return Err(e);
+            }
+            run_skill(&game, &["toggle_debug_screen"]);
+            std::thread::sleep(std::time::Duration::from_secs(1));
+            read_position(&game)
+        });
+        let read = read.unwrap_or_else(|e| panic!("{w}x{h}: {e}"));
+        for (r, want) in read.iter().zip([pos.x, pos.y, pos.z]) {
+            assert!(
+                (r - want).abs() < 0.002,
+                "{w}x{h}: read {read:?}, the server has {pos:?}"
+            );
+        }
+        run_skill(&game, &["toggle_debug_screen"]);
+        std::thread::sleep(std::time::Duration::from_secs(1));
+        let hidden = read_position(&game);
+        assert!(
+            hidden.as_ref().is_err_and(|e| e.contains("not shown")),
+            "{w}x{h}: {hidden:?}"
+        );
+        if w == "1280" {
+            let o = support::binary()
+                .args(["--game", "minecraft-web", "position", "learn", "--mcweb"])
+                .arg(format!("127.0.0.1:{}", game.cmd_port))
+                .current_dir(support::repo())
+                .env("DISPLAY", &game.display)
+                .output()
+                .expect("run vistawise position learn");
+            let err = String::from_utf8_lossy(&o.stderr);
+            // "reads R/N lines back right": every line kept (a place where the player did not
+            // stand still is skipped), at least three of the five.
+            let back = err
+                .split("reads ")
+                .nth(1)
+                .and_then(|t| t.split(" lines").next())
+                .and_then(|t| t.split_once('/'))
+                .and_then(|(r, n)| Some((r.parse::<u32>().ok()?, n.parse::<u32>().ok()?)));
+            assert!(
+                o.status.success() && back.is_some_and(|(r, n)| r == n && n >= 3),
+                "{err}"
+            );
+            let out = String::from_utf8_lossy(&o.stdout);
+            for c in "0123456789/XYZ:".chars() {
+                assert!(out.contains(&format!("\"{c}\" = [")), "no {c}: {out}");
+            }
+        }
+    }
+}

@@ -89,6 +89,25 @@ pub struct DigSearch {
     /// it is.
     #[serde(default)]
     pub square: Option<SquareHeading>,
+    /// Read the depth off the game's debug screen on the way down, and go level once as deep as
+    /// `stop_y` (the staircase's steps alone do not say how deep it is: the surface it began
+    /// at is anywhere from y 33 to 110, and a staircase that went on to the bedrock tunnelled
+    /// along it, where a bedrock block at the feet stops the tunnel). Left out: the staircase
+    /// goes `down` steps.
+    #[serde(default)]
+    pub depth: Option<DigDepth>,
+}
+
+/// How deep a staircase goes by the debug screen (`[position]` of the game profile reads it).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DigDepth {
+    /// The call that shows the debug screen, and hides it again (`["toggle_debug_screen"]`).
+    pub show: CallTemplate,
+    /// Steps of the staircase between two reads (the first read comes before the first step).
+    pub every: u32,
+    /// Go level once the feet are this deep or deeper (y, blocks).
+    pub stop_y: f32,
 }
 
 /// How the heading is squared to the block grid: a call that looks straight down, then a turn
@@ -458,6 +477,14 @@ impl PlannerConfig {
                     }
                     let half_turn = [ArgToken::Number(180.0)];
                     c.call(TURN_BY, &half_turn, &format!("{what}: dig.look_back_every"))?;
+                }
+                if let Some(depth) = &dig.depth {
+                    c.template(&depth.show, &format!("{what}: dig.depth.show"))?;
+                    if depth.every == 0 || !depth.stop_y.is_finite() {
+                        return Err(format!(
+                            "{what}: dig.depth needs every at least 1 and a number for stop_y"
+                        ));
+                    }
                 }
             }
             // The walk is a call of the walking skills: their own ranges bound it.

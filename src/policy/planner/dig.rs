@@ -6,7 +6,7 @@
 
 use petgraph::graph::NodeIndex;
 
-use super::config::{ArgToken, DigSearch, SquareHeading, skill_of};
+use super::config::{ArgToken, DigDepth, DigSearch, SquareHeading, skill_of};
 use super::{Planner, TURN_BY, View};
 use crate::perception::view_digest::central_change;
 
@@ -31,7 +31,19 @@ pub(super) struct Dug {
     /// The view digest of the frame before the look, and whether the look is a second try.
     before_look: Option<String>,
     look_retried: bool,
+    /// Staircase steps before the depth is read again (`dig.depth`); None before the first read.
+    depth_due_in: Option<u32>,
+    /// The debug screen was asked for: this step's frame should show it.
+    depth_asked: bool,
+    /// Reads asked for that showed no position, in a row: after a few the debug screen is taken
+    /// to be unreadable and the staircase goes its steps.
+    depth_misses: u32,
+    /// The feet were read at `stop_y` or deeper: the staircase is over.
+    at_depth: bool,
 }
+
+/// Reads in a row that showed no position before the depth is no longer read.
+const DEPTH_MISSES: u32 = 3;
 
 impl Dug {
     /// Notes the call a step chose: a call other than a dig or a turn by degrees may have left
@@ -46,11 +58,15 @@ impl Dug {
         if self.looked_down {
             self.look_queued = None;
         }
+        // Showing and hiding the debug screen leaves the heading as it was.
         let keeps = digs.any(|d| {
             [&d.stairs, &d.tunnel]
                 .iter()
                 .any(|c| skill_of(c) == Some(skill))
                 || d.square.as_ref().is_some_and(|s| s.turn == skill)
+                || d.depth
+                    .as_ref()
+                    .is_some_and(|p| skill_of(&p.show) == Some(skill))
         });
         if !keeps && !self.looked_down {
             self.on_grid = false;
@@ -75,6 +91,11 @@ impl Planner {
         // not walked to: underground a walk ends at the next wall.
         self.approaching = false;
         self.last_turn = None;
+        if let Some(depth) = &dig.depth
+            && self.read_depth(depth, dig.down, view)
+        {
+            return;
+        }
         let half_turn = || vec![ArgToken::Token(TURN_BY.into()), ArgToken::Number(180.0)];
         let dug = &mut self.dug;
         if std::mem::take(&mut dug.looking_back) {
@@ -103,9 +124,12 @@ impl Planner {
         }
         let dug = &mut self.dug;
         dug.since_look += 1;
-        let (call, why) = if dug.down < dig.down {
+        let (call, why) = if dug.down < dig.down && !dug.at_depth {
             dug.down += 1;
             dug.ahead = 0;
+            if let Some(n) = &mut dug.depth_due_in {
+                *n = n.saturating_sub(1);
+            }
             (
                 dig.stairs.clone(),
                 format!(
@@ -124,6 +148,65 @@ impl Planner {
             )
         };
         self.pending.push_back((call, why));
+    }
+
+    /// The depth by the debug screen (`dig.depth`): shows it for one frame before the first
+    /// step of the staircase and every `every` steps after, reads the feet's y off that frame
+    /// (`perception.position`) and hides it again; at `stop_y` or deeper the staircase is over
+    /// and the digging goes level. A frame that shows the debug screen unasked (a hide that did
+    /// not take) hides it. True when a call was queued.
+    fn read_depth(&mut self, depth: &DigDepth, down: u32, view: &View) -> bool {
+        let dug = &mut self.dug;
+        let position = view.perception.position;
+        if std::mem::take(&mut dug.depth_asked) {
+            match position {
+                Some([_, y, _]) => {
+                    dug.depth_misses = 0;
+                    dug.at_depth |= y <= depth.stop_y;
+                    // A step goes a block down: near the depth, read again as it is reached.
+                    let steps_left = (y - depth.stop_y).ceil().max(1.0) as u32;
+                    dug.depth_due_in = Some(steps_left.min(depth.every));
+                    let why = if dug.at_depth {
+                        format!(
+                            "the debug screen says y {y:.1}, at {} or deeper: hide it and dig level",
+                            depth.stop_y
+                        )
+                    } else {
+                        format!(
+                            "the debug screen says y {y:.1}, above {}: hide it and dig on down",
+                            depth.stop_y
+                        )
+                    };
+                    self.pending.push_back((depth.show.clone(), why));
+                    return true;
+                }
+                None => {
+                    dug.depth_misses += 1;
+                    // Shown but unreadable: hidden again, or it would stay over the view. Not
+                    // shown (the key was lost): nothing to hide.
+                    if view.perception.debug_screen_shown {
+                        let why = "the debug screen shows no position that reads: hide it";
+                        self.pending
+                            .push_back((depth.show.clone(), why.to_string()));
+                        return true;
+                    }
+                }
+            }
+        } else if position.is_some() {
+            let why = "the debug screen is still shown: hide it".to_string();
+            self.pending.push_back((depth.show.clone(), why));
+            return true;
+        }
+        // Not on the frame a look straight down shows: that one squares the heading first.
+        let due = dug.depth_due_in.is_none_or(|n| n == 0) && !dug.looked_down;
+        if dug.at_depth || dug.depth_misses >= DEPTH_MISSES || dug.down >= down || !due {
+            return false;
+        }
+        dug.depth_due_in = Some(depth.every);
+        dug.depth_asked = true;
+        let why = "how deep is the staircase: show the debug screen".to_string();
+        self.pending.push_back((depth.show.clone(), why));
+        true
     }
 
     /// Squares the heading to the block grid before a dig: looks straight down first, then
