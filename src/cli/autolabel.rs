@@ -139,6 +139,31 @@ pub fn default_probe_dir() -> PathBuf {
     game_dir.join("world/agent_probe")
 }
 
+/// A screenshot of the game window: read from `image`, or (none) captured from the window
+/// titled `game.window_title`; also written to `save` when given.
+pub(super) fn screenshot(
+    ctx: &AppContext,
+    image: Option<&std::path::Path>,
+    save: Option<&std::path::Path>,
+) -> Result<image::RgbImage> {
+    let img = match image {
+        Some(path) => image::open(path)
+            .with_context(|| format!("cannot read image {}", path.display()))?
+            .to_rgb8(),
+        None => {
+            let found = find_game_window(ctx)?;
+            vistawise::capture::frame::capture(found.id)
+                .context("cannot capture the game window")?
+                .0
+        }
+    };
+    if let Some(path) = save {
+        img.save(path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(img)
+}
+
 /// The running game's window, found by `game.window_title`.
 pub(super) fn find_game_window(ctx: &AppContext) -> Result<windows::WindowInfo> {
     let all =

@@ -11,7 +11,6 @@ use anyhow::{Context, Result, bail};
 use clap::Subcommand;
 use image::{Rgb, RgbImage};
 use serde_json::json;
-use vistawise::capture::frame;
 use vistawise::config::GuiScale;
 use vistawise::game::GameProfile;
 use vistawise::perception::AsciiFont;
@@ -23,7 +22,7 @@ use vistawise::testworld::Probe;
 use vistawise::testworld::autolabel::{GameWindow, layout_for};
 
 use super::AppContext;
-use super::autolabel::{default_probe_dir, find_game_window, open_desktop_window};
+use super::autolabel::{default_probe_dir, open_desktop_window, screenshot};
 use vistawise::capture::DesktopWindow;
 
 #[derive(Subcommand, Debug)]
@@ -113,21 +112,7 @@ pub fn run(ctx: &AppContext, cmd: &CountsCommand) -> Result<ExitCode> {
             screen,
         } => {
             let (profile, style) = profile(ctx)?;
-            let img = match image {
-                Some(path) => image::open(path)
-                    .with_context(|| format!("cannot read image {}", path.display()))?
-                    .to_rgb8(),
-                None => {
-                    let found = find_game_window(ctx)?;
-                    frame::capture(found.id)
-                        .context("cannot capture the game window")?
-                        .0
-                }
-            };
-            if let Some(path) = save {
-                img.save(path)
-                    .with_context(|| format!("cannot write {}", path.display()))?;
-            }
+            let img = screenshot(ctx, image.as_deref(), save.as_deref())?;
             // At the GUI scale the screenshot shows, as the agent reads it (the profile's rule
             // where it shows none).
             let reading =

@@ -11,7 +11,6 @@ use anyhow::{Context, Result, bail};
 use clap::Subcommand;
 use image::RgbImage;
 use serde_json::json;
-use vistawise::capture::frame;
 use vistawise::game::GameProfile;
 use vistawise::perception::PositionStyle;
 use vistawise::perception::debug_position::{self, GlyphKind};
@@ -20,7 +19,7 @@ use vistawise::skills::gui_scale::GuiScaleTracker;
 use vistawise::testworld::autolabel::GameWindow;
 
 use super::AppContext;
-use super::autolabel::{find_game_window, open_desktop_window};
+use super::autolabel::{open_desktop_window, screenshot};
 
 #[derive(Subcommand, Debug)]
 pub enum PositionCommand {
@@ -85,21 +84,7 @@ pub fn run(ctx: &AppContext, cmd: &PositionCommand) -> Result<ExitCode> {
     match cmd {
         PositionCommand::Read { image, save } => {
             let (profile, style) = profile(ctx)?;
-            let img = match image {
-                Some(path) => image::open(path)
-                    .with_context(|| format!("cannot read image {}", path.display()))?
-                    .to_rgb8(),
-                None => {
-                    let found = find_game_window(ctx)?;
-                    frame::capture(found.id)
-                        .context("cannot capture the game window")?
-                        .0
-                }
-            };
-            if let Some(path) = save {
-                img.save(path)
-                    .with_context(|| format!("cannot write {}", path.display()))?;
-            }
+            let img = screenshot(ctx, image.as_deref(), save.as_deref())?;
             let scale = hud_scale(ctx, &profile, &img);
             match style.read(&img, scale) {
                 Ok([x, y, z]) => {
