@@ -560,14 +560,10 @@ fn an_ore_not_in_view_is_dug_for_down_a_staircase_then_along_a_tunnel() {
     assert_eq!(act(w.step("Coal", vec![ore], hud)).skill, "turn");
 }
 
-/// A staircase's steps alone do not say how deep it is (the surface is anywhere from y 33 to
-/// 110), and one that went on to the bedrock tunnelled along it: with `dig.depth` the planner
-/// shows the debug screen for one frame before the first step and every few steps after, reads
-/// the feet's y off it, hides it again, reads more often as the depth comes near, and digs level
-/// once at `stop_y` or deeper.
-#[test]
-fn the_staircase_goes_level_at_the_depth_the_debug_screen_reads() {
-    let mut w = world_with("minecraft-web", (1280, 720), |c| {
+/// The coal's dig with a depth read every `every` steps down to y 30 (no look back, no
+/// squaring: both have tests of their own), 40 steps at most.
+fn depth_dig_world(every: u32) -> World {
+    world_with("minecraft-web", (1280, 720), |c| {
         let dig = c.gather.get_mut("Coal").and_then(|r| r.dig.as_mut());
         let dig = dig.expect("coal dig");
         dig.down = 40;
@@ -575,20 +571,34 @@ fn the_staircase_goes_level_at_the_depth_the_debug_screen_reads() {
         dig.square = None;
         dig.depth = Some(DigDepth {
             show: vec![ArgToken::Token("toggle_debug_screen".into())],
-            every: 3,
+            every,
             stop_y: 30.0,
         });
-    });
-    let hud = vec![
-        icon("wood_pickaxe_icon", web_hotbar_x(0), WEB_HOTBAR_Y),
-        icon("stone_pickaxe_icon", web_hotbar_x(1), WEB_HOTBAR_Y),
-    ];
-    let plain = || Perception {
+    })
+}
+
+/// A frame with the two pickaxes on the HUD and nothing else in view.
+fn depth_dig_frame() -> Perception {
+    Perception {
         frame_w: 1280,
         frame_h: 720,
-        icons: hud.clone(),
+        icons: vec![
+            icon("wood_pickaxe_icon", web_hotbar_x(0), WEB_HOTBAR_Y),
+            icon("stone_pickaxe_icon", web_hotbar_x(1), WEB_HOTBAR_Y),
+        ],
         ..Perception::default()
-    };
+    }
+}
+
+/// A staircase's steps alone do not say how deep it is (the surface is anywhere from y 33 to
+/// 110), and one that went on to the bedrock tunnelled along it: with `dig.depth` the planner
+/// shows the debug screen for one frame before the first step and every few steps after, reads
+/// the feet's y off it, hides it again, reads more often as the depth comes near, and digs level
+/// once at `stop_y` or deeper.
+#[test]
+fn the_staircase_goes_level_at_the_depth_the_debug_screen_reads() {
+    let mut w = depth_dig_world(3);
+    let plain = depth_dig_frame;
     let at = |y: f32| Perception {
         position: Some([10.5, y, -3.5]),
         debug_screen_shown: true,
@@ -626,28 +636,8 @@ fn the_staircase_goes_level_at_the_depth_the_debug_screen_reads() {
 /// unreadable is hidden again, and after three such reads the staircase goes its steps unread.
 #[test]
 fn a_debug_screen_that_does_not_read_is_hidden_and_given_up() {
-    let mut w = world_with("minecraft-web", (1280, 720), |c| {
-        let dig = c.gather.get_mut("Coal").and_then(|r| r.dig.as_mut());
-        let dig = dig.expect("coal dig");
-        dig.down = 40;
-        dig.look_back_every = None;
-        dig.square = None;
-        dig.depth = Some(DigDepth {
-            show: vec![ArgToken::Token("toggle_debug_screen".into())],
-            every: 1,
-            stop_y: 30.0,
-        });
-    });
-    let hud = vec![
-        icon("wood_pickaxe_icon", web_hotbar_x(0), WEB_HOTBAR_Y),
-        icon("stone_pickaxe_icon", web_hotbar_x(1), WEB_HOTBAR_Y),
-    ];
-    let plain = || Perception {
-        frame_w: 1280,
-        frame_h: 720,
-        icons: hud.clone(),
-        ..Perception::default()
-    };
+    let mut w = depth_dig_world(1);
+    let plain = depth_dig_frame;
     let unreadable = || Perception {
         debug_screen_shown: true,
         ..plain()
@@ -2911,4 +2901,65 @@ fn an_empty_bag_screen_told_by_its_marker_is_open_and_the_pause_menu_is_shut() {
     };
     let c = act(w.step_on("Stone Pickaxe", seen));
     assert_ne!(c.skill, "close_screen", "{c:?}");
+}
+
+/// The HUD read a stack of eight coarse dirt (hotbar key 4) as iron ore, the furnace's screen
+/// showed the same stack of eight as something else and no iron ore in the bag: the planner
+/// opened the furnace to smelt it and closed it to dig for iron ore, in turn, for six minutes
+/// (world 3112 from nothing). A stack the bag showed as another item (its count read as 3) is
+/// not taken from the HUD as an item the bag lacked.
+#[test]
+fn a_hud_stack_the_bag_showed_as_another_item_is_not_what_the_bag_lacked() {
+    let mut w = world_with("minecraft-web", (1280, 720), |_| {});
+    let hud = || {
+        vec![
+            read_icon(
+                "iron_ore_icon",
+                (web_hotbar_x(3), WEB_HOTBAR_Y),
+                0.72,
+                Some(8),
+            ),
+            read_icon(
+                "cobblestone_icon",
+                (web_hotbar_x(4), WEB_HOTBAR_Y),
+                0.9,
+                Some(6),
+            ),
+            read_icon("coal_icon", (web_hotbar_x(5), WEB_HOTBAR_Y), 0.9, None),
+            read_icon("furnace_icon", (web_hotbar_x(6), WEB_HOTBAR_Y), 0.9, None),
+            read_icon(
+                "stone_pickaxe_icon",
+                (web_hotbar_x(8), WEB_HOTBAR_Y),
+                0.9,
+                None,
+            ),
+        ]
+    };
+    // The furnace screen's hotbar row (1280x720): key k at x = 424 + 54 (k - 1), y 561.
+    let row = |key: u8| (424.0 + 54.0 * f32::from(key - 1), 561.0);
+    let furnace = vec![
+        read_icon("dirt_icon", row(4), 0.9, Some(3)),
+        read_icon("cobblestone_icon", row(5), 0.9, Some(6)),
+        read_icon("coal_icon", row(6), 0.9, None),
+        read_icon("stone_pickaxe_icon", row(9), 0.9, None),
+    ];
+    let first = w.step("Iron Ingot", vec![], hud());
+    let PlanStep::Act(_, why) = &first else {
+        panic!("{first:?}")
+    };
+    assert!(why.contains("Iron Ingot"), "{why}");
+    // The screen shows the bag: no iron ore.
+    let seen = w.step_marked("Iron Ingot", vec![], furnace, &["furnace"]);
+    let PlanStep::Act(_, why) = &seen else {
+        panic!("{seen:?}")
+    };
+    assert!(why.contains("get Iron Ore"), "{why}");
+    // Back on the HUD, the same stack of eight read as iron ore again: not smelted.
+    for _ in 0..6 {
+        let step = w.step("Iron Ingot", vec![], hud());
+        let PlanStep::Act(c, why) = &step else {
+            panic!("{step:?}")
+        };
+        assert!(!why.contains("craft Iron Ingot"), "{c}: {why}");
+    }
 }

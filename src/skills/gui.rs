@@ -159,6 +159,10 @@ struct Screen {
     scale: ScreenScale,
     regions: BTreeMap<String, Region>,
     marker: Option<Marker>,
+    /// The panel's own background somewhere (`panel`): with it, the marker counts only where
+    /// the panel shows too. A frame dark all over (a shaft's floor looked straight down at)
+    /// shows the inventory's black preview box and no panel around it.
+    panel: Option<Marker>,
     /// Areas `[x, y, w, h]` (GUI px from the panel's top-left, reaching past it as far as they
     /// like) hidden from the detector while the screen's marker shows.
     masks: Vec<[i32; 4]>,
@@ -362,6 +366,8 @@ struct RawScreen {
     #[serde(default)]
     marker: Option<Spanned<RawMarker>>,
     #[serde(default)]
+    panel: Option<Spanned<RawMarker>>,
+    #[serde(default)]
     masks: Option<Spanned<Vec<[i32; 4]>>>,
 }
 
@@ -453,69 +459,12 @@ impl Lines<'_> {
                 .map_err(|m| self.error(&r, format!("{key}: {m}")))?;
             regions.insert(rname, region);
         }
-        let marker = match raw.marker {
-            Some(m) => {
-                let r = m.get_ref();
-                let [x, y, mw, mh] = r.area;
-                if mw == 0 || mh == 0 || x + mw > w || y + mh > h {
-                    return Err(self.error(
-                        &m,
-                        format!("{key}.marker.area [{x}, {y}, {mw}, {mh}] must be a non-empty area inside the {w} x {h} panel"),
-                    ));
-                }
-                if !(r.min_fraction > 0.0 && r.min_fraction <= 1.0) {
-                    return Err(self.error(
-                        &m,
-                        format!(
-                            "{key}.marker.min_fraction {} must be in (0, 1]",
-                            r.min_fraction
-                        ),
-                    ));
-                }
-                let pixel = match (r.luma, r.red) {
-                    (Some([lo, hi]), None) if lo <= hi => MarkerPixel::Luma(lo, hi),
-                    (Some([lo, hi]), None) => {
-                        return Err(self.error(
-                            &m,
-                            format!("{key}.marker.luma [{lo}, {hi}] must be [low, high]"),
-                        ));
-                    }
-                    (None, Some(min)) => MarkerPixel::Red(min),
-                    _ => {
-                        return Err(self.error(
-                            &m,
-                            format!("{key}.marker needs one of luma = [low, high] and red = min"),
-                        ));
-                    }
-                };
-                let tint = match r.tint {
-                    None => None,
-                    Some([tr, tg, tb, alpha])
-                        if [tr, tg, tb].iter().all(|c| (0.0..=255.0).contains(c))
-                            && alpha > 0.0
-                            && alpha < 1.0 =>
-                    {
-                        Some(Tint {
-                            rgb: [tr, tg, tb],
-                            alpha,
-                        })
-                    }
-                    Some(t) => {
-                        return Err(self.error(
-                            &m,
-                            format!(
-                                "{key}.marker.tint {t:?} must be [r, g, b, alpha] with r, g, b in 0-255 and alpha in (0, 1)"
-                            ),
-                        ));
-                    }
-                };
-                Some(Marker {
-                    area: (x, y, mw, mh),
-                    pixel,
-                    tint,
-                    min_fraction: r.min_fraction,
-                })
-            }
+        let marker = match &raw.marker {
+            Some(m) => Some(self.marker(m, &format!("{key}.marker"), (w, h))?),
+            None => None,
+        };
+        let panel = match &raw.panel {
+            Some(m) => Some(self.marker(m, &format!("{key}.panel"), (w, h))?),
             None => None,
         };
         let masks = match raw.masks {
@@ -551,7 +500,74 @@ impl Lines<'_> {
             scale,
             regions,
             marker,
+            panel,
             masks,
+        })
+    }
+}
+
+impl Lines<'_> {
+    /// A marker (`marker`, `panel`) of a screen of `w` x `h` GUI px, checked; `what` names it
+    /// in errors (`gui.screens.inventory.marker`).
+    fn marker(
+        &self,
+        m: &Spanned<RawMarker>,
+        what: &str,
+        (w, h): (u32, u32),
+    ) -> Result<Marker, DataFileError> {
+        let r = m.get_ref();
+        let [x, y, mw, mh] = r.area;
+        if mw == 0 || mh == 0 || x + mw > w || y + mh > h {
+            return Err(self.error(
+                m,
+                format!("{what}.area [{x}, {y}, {mw}, {mh}] must be a non-empty area inside the {w} x {h} panel"),
+            ));
+        }
+        if !(r.min_fraction > 0.0 && r.min_fraction <= 1.0) {
+            return Err(self.error(
+                m,
+                format!("{what}.min_fraction {} must be in (0, 1]", r.min_fraction),
+            ));
+        }
+        let pixel = match (r.luma, r.red) {
+            (Some([lo, hi]), None) if lo <= hi => MarkerPixel::Luma(lo, hi),
+            (Some([lo, hi]), None) => {
+                return Err(self.error(m, format!("{what}.luma [{lo}, {hi}] must be [low, high]")));
+            }
+            (None, Some(min)) => MarkerPixel::Red(min),
+            _ => {
+                return Err(self.error(
+                    m,
+                    format!("{what} needs one of luma = [low, high] and red = min"),
+                ));
+            }
+        };
+        let tint = match r.tint {
+            None => None,
+            Some([tr, tg, tb, alpha])
+                if [tr, tg, tb].iter().all(|c| (0.0..=255.0).contains(c))
+                    && alpha > 0.0
+                    && alpha < 1.0 =>
+            {
+                Some(Tint {
+                    rgb: [tr, tg, tb],
+                    alpha,
+                })
+            }
+            Some(t) => {
+                return Err(self.error(
+                    m,
+                    format!(
+                        "{what}.tint {t:?} must be [r, g, b, alpha] with r, g, b in 0-255 and alpha in (0, 1)"
+                    ),
+                ));
+            }
+        };
+        Ok(Marker {
+            area: (x, y, mw, mh),
+            pixel,
+            tint,
+            min_fraction: r.min_fraction,
         })
     }
 }
@@ -1029,27 +1045,34 @@ impl<'a> GuiLayout<'a> {
             .iter()
             .filter_map(|(name, screen)| {
                 let m = screen.marker?;
-                let ((left, top), scale) = self.panel_origin(screen);
-                let (x, y, w, h) = m.area;
-                let px = |gui: f64, max: u32, min: i64| {
-                    ((gui * scale).round() as i64).clamp(min, i64::from(max))
-                };
-                let x0 = px(left + f64::from(x), frame.width(), 0);
-                let y0 = px(top + f64::from(y), frame.height(), 0);
-                let x1 = px(left + f64::from(x + w), frame.width(), x0);
-                let y1 = px(top + f64::from(y + h), frame.height(), y0);
-                let mut within = 0u64;
-                let mut all = 0u64;
-                for py in y0..y1 {
-                    for px in x0..x1 {
-                        all += 1;
-                        within += u64::from(m.holds(frame.get_pixel(px as u32, py as u32).0));
-                    }
-                }
-                let shown = all > 0 && within as f64 >= f64::from(m.min_fraction) * all as f64;
+                let shown = self.shows(frame, screen, &m)
+                    && screen.panel.is_none_or(|p| self.shows(frame, screen, &p));
                 shown.then(|| name.clone())
             })
             .collect()
+    }
+
+    /// Whether `frame` shows marker `m` of `screen`: at least its `min_fraction` of the pixels
+    /// of its area hold.
+    fn shows(&self, frame: &image::RgbImage, screen: &Screen, m: &Marker) -> bool {
+        let ((left, top), scale) = self.panel_origin(screen);
+        let (x, y, w, h) = m.area;
+        let px = |gui: f64, max: u32, min: i64| {
+            ((gui * scale).round() as i64).clamp(min, i64::from(max))
+        };
+        let x0 = px(left + f64::from(x), frame.width(), 0);
+        let y0 = px(top + f64::from(y), frame.height(), 0);
+        let x1 = px(left + f64::from(x + w), frame.width(), x0);
+        let y1 = px(top + f64::from(y + h), frame.height(), y0);
+        let mut within = 0u64;
+        let mut all = 0u64;
+        for py in y0..y1 {
+            for px in x0..x1 {
+                all += 1;
+                within += u64::from(m.holds(frame.get_pixel(px as u32, py as u32).0));
+            }
+        }
+        all > 0 && within as f64 >= f64::from(m.min_fraction) * all as f64
     }
 
     /// The window areas `[x1, y1, x2, y2]` hidden from the detector while `screen` is open

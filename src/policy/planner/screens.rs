@@ -47,7 +47,11 @@ impl Planner {
         } else {
             self.seen_in_screen.clear();
         }
+        if in_view.is_none() {
+            self.without_stacks_the_bag_showed_as_other(&mut visual, view);
+        }
         if let Some(screen) = &in_view {
+            self.note_bag_row(view, screen);
             // The tools as the cross-check corrected them: a stone pickaxe misread as iron in a
             // furnace's screen (the HUD's 0.99 against 0.78) was kept as an iron pickaxe in
             // the bag, and the run went for diamonds without one.

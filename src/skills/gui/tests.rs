@@ -21,16 +21,28 @@ fn the_screens_whose_marker_the_frame_shows_are_listed() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/games/minecraft-web.toml");
     let geo = GuiGeometry::load(&path).unwrap_or_else(|e| panic!("{e}"));
     let layout = geo.layout(1280, 720, AUTO);
-    // The crafting table's grey grid where the inventory draws its black player preview.
+    // The crafting table's grey grid where the inventory draws its black player preview, the
+    // panels' light background (#C6C6C6) left of the slots: panel (125, 37) GUI px at scale 3,
+    // the background from (4, 20) to (7, 70).
     let mut frame = image::RgbImage::from_pixel(1280, 720, image::Rgb([139, 139, 139]));
-    assert_eq!(layout.marked_screens(&frame), ["crafting_table"]);
-    // The preview box: panel (125, 37) GUI px at scale 3, the box from (26, 8) to (75, 78).
-    for y in (37 + 8) * 3..(37 + 78) * 3 {
-        for x in (125 + 26) * 3..(125 + 75) * 3 {
-            frame.put_pixel(x, y, image::Rgb([0, 0, 0]));
+    let paint = |frame: &mut image::RgbImage, (x0, y0, x1, y1): (u32, u32, u32, u32), v: u8| {
+        for y in (37 + y0) * 3..(37 + y1) * 3 {
+            for x in (125 + x0) * 3..(125 + x1) * 3 {
+                frame.put_pixel(x, y, image::Rgb([v, v, v]));
+            }
         }
-    }
+    };
+    // Without the panel's background around it the grid is a stone wall: no screen.
+    assert!(layout.marked_screens(&frame).is_empty());
+    paint(&mut frame, (4, 20, 7, 70), 198);
+    assert_eq!(layout.marked_screens(&frame), ["crafting_table"]);
+    // The preview box: from (26, 8) to (75, 78).
+    paint(&mut frame, (26, 8, 75, 78), 0);
     assert_eq!(layout.marked_screens(&frame), ["inventory"]);
+    // A dark frame (a shaft's floor looked straight down at) is black there too, and has no
+    // panel: no screen (world 3112 took three such frames for the inventory).
+    let dark = image::RgbImage::from_pixel(1280, 720, image::Rgb([30, 30, 30]));
+    assert!(layout.marked_screens(&dark).is_empty());
     // A furnace's light background (#C6C6C6) there: the furnace; the sky's light blue: none.
     let light = image::RgbImage::from_pixel(1280, 720, image::Rgb([198, 198, 198]));
     assert_eq!(layout.marked_screens(&light), ["furnace"]);
