@@ -143,9 +143,9 @@ pub fn perceive(
     // The debug screen's line is there only while it is shown: any other frame reads as no
     // text (or as no such line) and leaves the position unknown.
     if let Some(style) = &parts.profile.position {
-        perception.position = style.read(frame, layout.scale()).ok();
-        perception.debug_screen_shown =
-            perception.position.is_some() || style.shows_text(frame, layout.scale());
+        let line = style.look(frame, layout.scale());
+        perception.position = line.position;
+        perception.debug_screen_shown = line.shown;
     }
     perception.marked_screens = marked;
     Ok((found, perception, times))

@@ -13,7 +13,7 @@ use image::RgbImage;
 use serde_json::json;
 use vistawise::game::GameProfile;
 use vistawise::perception::PositionStyle;
-use vistawise::perception::debug_position::{self, GlyphKind};
+use vistawise::perception::debug_position;
 use vistawise::perception::stack_count::Glyph;
 use vistawise::skills::gui_scale::GuiScaleTracker;
 use vistawise::testworld::autolabel::GameWindow;
@@ -221,14 +221,7 @@ fn learn(
     let mut examples: Vec<(char, Glyph)> = Vec::new();
     let mut skipped = 0;
     for shot in &shots {
-        let glyphs = style.glyphs_at(&shot.image, shot.scale);
-        let kinds = style.kinds(&glyphs);
-        let read: Vec<Glyph> = glyphs
-            .into_iter()
-            .zip(kinds)
-            .filter(|(_, k)| *k == GlyphKind::Template)
-            .map(|(g, _)| g.cells)
-            .collect();
+        let read = style.template_glyphs(&shot.image, shot.scale);
         let chars: Vec<char> = debug_position::template_chars(&shot.text).collect();
         if read.len() != chars.len() {
             eprintln!(

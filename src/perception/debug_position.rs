@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use image::RgbImage;
 use serde::Deserialize;
 
-use super::stack_count::{GLYPH_H, GLYPH_W, Glyph, best_match, glyph_rows, parse_rows};
+use super::stack_count::{GLYPH_H, GLYPH_W, Glyph, best_match, parse_rows};
 
 /// What the line starts with, before the three numbers.
 const LABEL: &str = "XYZ:";
@@ -79,6 +79,14 @@ pub struct LineGlyph {
     pub cells: Glyph,
     pub top: u32,
     pub bottom: u32,
+}
+
+/// What a frame shows of the position's line (`PositionStyle::look`).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct LineRead {
+    pub position: Option<[f32; 3]>,
+    /// The debug screen's text is in the band, read or not.
+    pub shown: bool,
 }
 
 /// What a glyph of the line is by its size and place alone.
@@ -223,19 +231,46 @@ impl PositionStyle {
             .collect()
     }
 
-    /// Whether the band shows the debug screen's text, readable or not.
-    pub fn shows_text(&self, image: &RgbImage, hud_scale: f32) -> bool {
-        self.glyphs_at(image, hud_scale).len() >= SHOWN_GLYPHS
+    /// What a frame shows of the line, from one pass over its band: the position where it
+    /// reads, and whether the debug screen's text is there, readable or not. Run on every
+    /// frame: one with nothing in the band costs no template parsing.
+    pub fn look(&self, image: &RgbImage, hud_scale: f32) -> LineRead {
+        let glyphs = self.glyphs_at(image, hud_scale);
+        if glyphs.is_empty() {
+            return LineRead::default();
+        }
+        let position = self.text_of(&glyphs).and_then(|t| parse_line(&t)).ok();
+        LineRead {
+            position,
+            shown: position.is_some() || glyphs.len() >= SHOWN_GLYPHS,
+        }
+    }
+
+    /// The glyphs of the line read by template (all but `.` and `-`), left to right: what
+    /// `position learn` pairs with the characters of the printed text.
+    pub fn template_glyphs(&self, image: &RgbImage, hud_scale: f32) -> Vec<Glyph> {
+        let glyphs = self.glyphs_at(image, hud_scale);
+        let kinds = self.kinds(&glyphs);
+        glyphs
+            .into_iter()
+            .zip(kinds)
+            .filter(|(_, k)| *k == GlyphKind::Template)
+            .map(|(g, _)| g.cells)
+            .collect()
     }
 
     /// The line's text as read (no spaces: they are not drawn).
     pub fn text(&self, image: &RgbImage, hud_scale: f32) -> Result<String, PositionError> {
+        self.text_of(&self.glyphs_at(image, hud_scale))
+    }
+
+    /// The text of the line's `glyphs`.
+    fn text_of(&self, glyphs: &[LineGlyph]) -> Result<String, PositionError> {
         let templates = self.templates()?;
-        let glyphs = self.glyphs_at(image, hud_scale);
         if glyphs.is_empty() {
             return Err(PositionError::NoText);
         }
-        let kinds = self.kinds(&glyphs);
+        let kinds = self.kinds(glyphs);
         let mut text = String::new();
         for (index, (g, kind)) in glyphs.iter().zip(kinds).enumerate() {
             match kind {
@@ -314,11 +349,6 @@ pub fn template_chars(text: &str) -> impl Iterator<Item = char> + '_ {
 /// Template rows from labelled examples, as `[position.glyphs]` stores them.
 pub fn learn(examples: &[(char, Glyph)]) -> BTreeMap<String, Vec<String>> {
     super::stack_count::learn(examples)
-}
-
-/// A glyph's rows, for printing.
-pub fn rows(g: &Glyph) -> Vec<String> {
-    glyph_rows(g)
 }
 
 #[cfg(test)]
@@ -490,14 +520,7 @@ mod tests {
         let mut examples = Vec::new();
         for pos in [[1234.5, 67.0, -890.25], [-5.75, 12.125, 34.0]] {
             let img = frame(&format_line(pos), 3);
-            let glyphs = s.glyphs_at(&img, 3.0);
-            let kinds = s.kinds(&glyphs);
-            let template: Vec<_> = glyphs
-                .into_iter()
-                .zip(kinds)
-                .filter(|(_, k)| *k == GlyphKind::Template)
-                .map(|(g, _)| g.cells)
-                .collect();
+            let template = s.template_glyphs(&img, 3.0);
             let text = line_text(pos);
             let chars: Vec<char> = template_chars(&text).collect();
             assert_eq!(chars.len(), template.len(), "{text}");
